@@ -1,0 +1,142 @@
+package units
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// ErrSyntax is wrapped by every parse error, so callers can tell bad input from other failures.
+var ErrSyntax = errors.New("invalid quantity")
+
+var prefixes = map[string]float64{
+	"":   1,
+	"k":  1e3,
+	"K":  1e3,
+	"M":  1e6,
+	"G":  1e9,
+	"T":  1e12,
+	"Ki": 1 << 10,
+	"Mi": 1 << 20,
+	"Gi": 1 << 30,
+	"Ti": 1 << 40,
+}
+
+// splitNumber returns the leading decimal number of s and the rest with spaces trimmed.
+func splitNumber(s string) (float64, string, error) {
+	s = strings.TrimSpace(s)
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.' || s[i] == 'e' && i > 0 && i+1 < len(s) && (s[i+1] >= '0' && s[i+1] <= '9' || s[i+1] == '-' || s[i+1] == '+') || (s[i] == '-' || s[i] == '+') && (i == 0 || s[i-1] == 'e')) {
+		i++
+	}
+	if i == 0 {
+		return 0, "", fmt.Errorf("%w %q: it must start with a number, e.g. 100MB/s", ErrSyntax, s)
+	}
+	v, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, "", fmt.Errorf("%w %q: %q is not a number", ErrSyntax, s, s[:i])
+	}
+	return v, strings.TrimSpace(s[i:]), nil
+}
+
+// unitScale returns the bytes per unit of a size unit such as "MB", "MiB", "Mbit", "B" or "".
+func unitScale(u string) (float64, bool) {
+	bits := false
+	switch {
+	case strings.HasSuffix(u, "bit"):
+		bits, u = true, strings.TrimSuffix(u, "bit")
+	case strings.HasSuffix(u, "bps"):
+		bits, u = true, strings.TrimSuffix(u, "bps")
+	case strings.HasSuffix(u, "B"):
+		u = strings.TrimSuffix(u, "B")
+	case u == "" || u == "k" || u == "K" || u == "M" || u == "G" || u == "T" || strings.HasSuffix(u, "i"):
+		// a bare prefix means bytes: "64k", "1Mi"
+	default:
+		return 0, false
+	}
+	p, ok := prefixes[u]
+	if !ok {
+		return 0, false
+	}
+	if bits {
+		return p / 8, true
+	}
+	return p, true
+}
+
+// ParseBytes parses a size such as "1000", "64KiB", "1.5GB" or "800Mbit" into bytes.
+func ParseBytes(s string) (float64, error) {
+	v, u, err := splitNumber(s)
+	if err != nil {
+		return 0, err
+	}
+	scale, ok := unitScale(u)
+	if !ok {
+		return 0, fmt.Errorf("%w %q: unknown unit %q (use B, KB, MB, GB, KiB, MiB, GiB, or bit, Mbit, Gbit)", ErrSyntax, s, u)
+	}
+	return v * scale, nil
+}
+
+// ParseRate parses a data rate such as "300MB/s", "2.5Gbit/s", "125000KB/s", "16Mbit/s",
+// "1Gbps" or a plain number of bytes per second, into bytes per second.
+func ParseRate(s string) (float64, error) {
+	v, u, err := splitNumber(s)
+	if err != nil {
+		return 0, err
+	}
+	per := 1.0
+	switch {
+	case strings.HasSuffix(u, "/s"):
+		u = strings.TrimSuffix(u, "/s")
+	case strings.HasSuffix(u, "/sec"):
+		u = strings.TrimSuffix(u, "/sec")
+	case strings.HasSuffix(u, "/min"):
+		u, per = strings.TrimSuffix(u, "/min"), 60
+	case strings.HasSuffix(u, "ps"): // Mbps, Gbps: bits per second
+	case u == "":
+	default:
+		return 0, fmt.Errorf("%w %q: a rate needs a unit per second, e.g. 100MB/s or 1Gbit/s", ErrSyntax, s)
+	}
+	scale, ok := unitScale(u)
+	if !ok {
+		return 0, fmt.Errorf("%w %q: unknown unit %q (use B/s, KB/s, MB/s, GB/s, MiB/s, Mbit/s, Gbit/s)", ErrSyntax, s, u)
+	}
+	return v * scale / per, nil
+}
+
+// FormatBytes renders n bytes with a decimal prefix and three significant digits ("1.50 MB").
+func FormatBytes(n float64) string { return format(n, "B") }
+
+// FormatRate renders a rate in bytes per second with a decimal prefix ("125 MB/s").
+func FormatRate(bps float64) string { return format(bps, "B/s") }
+
+// FormatBits renders a rate in bytes per second as bits per second ("1.00 Gbit/s").
+func FormatBits(bps float64) string { return format(bps*8, "bit/s") }
+
+func format(v float64, unit string) string {
+	a := math.Abs(v)
+	p := ""
+	switch {
+	case a >= 1e12:
+		v, p = v/1e12, "T"
+	case a >= 1e9:
+		v, p = v/1e9, "G"
+	case a >= 1e6:
+		v, p = v/1e6, "M"
+	case a >= 1e3:
+		v, p = v/1e3, "k"
+	}
+	if p == "k" && unit != "bit/s" {
+		p = "K"
+	}
+	switch a := math.Abs(v); {
+	case a >= 100 || a == 0:
+		return fmt.Sprintf("%.0f %s%s", v, p, unit)
+	case a >= 10:
+		return fmt.Sprintf("%.1f %s%s", v, p, unit)
+	default:
+		return fmt.Sprintf("%.2f %s%s", v, p, unit)
+	}
+}

@@ -1,0 +1,106 @@
+package units
+
+import (
+	"errors"
+	"math"
+	"testing"
+)
+
+func TestParseRate(t *testing.T) {
+	cases := []struct {
+		in   string
+		want float64
+	}{
+		{"300MB/s", 300e6},
+		{"2.5Gbit/s", 2.5e9 / 8},
+		{"125000KB/s", 125e6},
+		{"125000kB/s", 125e6},
+		{"16Mbit/s", 2e6},
+		{"1Gbps", 125e6},
+		{"1 MiB/s", 1 << 20},
+		{"60MB/s", 60e6},
+		{"1000", 1000},
+		{"1e3B/s", 1000},
+		{"6GB/min", 1e8},
+	}
+	for _, c := range cases {
+		got, err := ParseRate(c.in)
+		if err != nil {
+			t.Errorf("ParseRate(%q): %v", c.in, err)
+			continue
+		}
+		if math.Abs(got-c.want) > 1e-9*c.want {
+			t.Errorf("ParseRate(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestParseRateErrors(t *testing.T) {
+	for _, in := range []string{"", "fast", "10MB", "10 furlongs/s", "MB/s", "1..2MB/s", "10XB/s"} {
+		if _, err := ParseRate(in); !errors.Is(err, ErrSyntax) {
+			t.Errorf("ParseRate(%q) error = %v, want ErrSyntax", in, err)
+		}
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	cases := []struct {
+		in   string
+		want float64
+	}{
+		{"1000", 1000},
+		{"64KiB", 65536},
+		{"1.5GB", 1.5e9},
+		{"800Mbit", 1e8},
+		{"16k", 16000},
+		{"1 GiB", 1 << 30},
+	}
+	for _, c := range cases {
+		got, err := ParseBytes(c.in)
+		if err != nil || got != c.want {
+			t.Errorf("ParseBytes(%q) = %v, %v; want %v", c.in, got, err, c.want)
+		}
+	}
+	for _, in := range []string{"", "x", "10MB/s", "5 parsecs"} {
+		if _, err := ParseBytes(in); !errors.Is(err, ErrSyntax) {
+			t.Errorf("ParseBytes(%q) error = %v, want ErrSyntax", in, err)
+		}
+	}
+}
+
+func TestFormat(t *testing.T) {
+	cases := []struct {
+		got, want string
+	}{
+		{FormatRate(125e6), "125 MB/s"},
+		{FormatRate(1.5e6), "1.50 MB/s"},
+		{FormatRate(20e3), "20.0 KB/s"},
+		{FormatBits(125e6), "1.00 Gbit/s"},
+		{FormatBits(2e6), "16.0 Mbit/s"},
+		{FormatBytes(0), "0 B"},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+func FuzzParseRate(f *testing.F) {
+	for _, s := range []string{"300MB/s", "2.5Gbit/s", "1e3", "-1KB/s", "16Mbit/s", "1Gbps", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseRate(s)
+		if err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+			t.Fatalf("ParseRate(%q) = %v without error", s, v)
+		}
+		if err != nil && !errors.Is(err, ErrSyntax) {
+			t.Fatalf("ParseRate(%q) error %v does not wrap ErrSyntax", s, err)
+		}
+		b, err := ParseBytes(s)
+		if err == nil && (math.IsNaN(b) || math.IsInf(b, 0)) {
+			t.Fatalf("ParseBytes(%q) = %v without error", s, b)
+		}
+	})
+}
