@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/plimsoll/plimsoll/localkafka"
+	"github.com/spf13/cobra"
+)
+
+func init() { subcommands = append(subcommands, newClusterCmd) }
+
+func newClusterCmd() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "cluster",
+		Short: "Run a real Apache Kafka cluster on this machine (start, stop, break it)",
+		Long: `cluster starts real Apache Kafka brokers (KRaft, one JVM each) on free loopback ports, with
+the Prometheus JMX exporter on each broker. Jars come from Maven Central through Maven and are
+cached per version in ~/.cache/plimsoll/kafka/VERSION. The cluster keeps running after the
+command returns; its state lives in --dir.`,
+		Example: `  plimsoll cluster up                          # 3 brokers, Kafka 4.1.0
+  plimsoll cluster up --brokers 5 --kafka-version 3.9.1 --heap 512m
+  plimsoll cluster status --json
+  plimsoll cluster pause 2 && sleep 30 && plimsoll cluster resume 2
+  plimsoll cluster down`,
+	}
+	cmd.PersistentFlags().StringVar(&dir, "dir", localkafka.DefaultDir(), "directory holding the cluster's state, configs, logs and data ($PLIMSOLL_CLUSTER_DIR)")
+	cmd.AddCommand(newClusterUpCmd(&dir), newClusterStatusCmd(&dir), newClusterDownCmd(&dir))
+	for _, f := range []struct{ use, short, example string }{
+		{"kill", "Kill one broker with SIGKILL (a crash); restart brings it back", "  plimsoll cluster kill 2"},
+		{"pause", "Freeze one broker with SIGSTOP (a hung JVM); resume continues it", "  plimsoll cluster pause 3"},
+		{"resume", "Continue a paused broker with SIGCONT", "  plimsoll cluster resume 3"},
+		{"restart", "Stop one broker (gracefully, then by force) and start it again on the same data", "  plimsoll cluster restart 1"},
+	} {
+		cmd.AddCommand(newClusterFaultCmd(&dir, f.use, f.short, f.example))
+	}
+	return cmd
+}
+
+// interruptible returns a context cancelled by Ctrl-C or SIGTERM.
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+func newClusterUpCmd(dir *string) *cobra.Command {
+	var o localkafka.Options
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Start a local Kafka cluster and wait until every broker is registered",
+		Example: `  plimsoll cluster up
+  plimsoll cluster up --brokers 3 --kafka-version 3.9.1 --heap 768m --dir /tmp/kafka-a`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.Dir, o.StartTimeout = *dir, timeout
+			if err := o.Validate(); err != nil {
+				return usageErr(err)
+			}
+			o.Log = cmd.ErrOrStderr()
+			ctx, cancel := interruptible()
+			defer cancel()
+			c, err := localkafka.Up(ctx, o)
+			if err != nil {
+				return clusterErr(err)
+			}
+			printStatus(cmd, c.Status())
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.Brokers, "brokers", 3, "number of brokers (the first 3 also form the KRaft controller quorum)")
+	f.StringVar(&o.KafkaVersion, "kafka-version", localkafka.DefaultKafkaVersion, "Apache Kafka release to run (3.3 or later; e.g. 4.1.0, 3.9.1)")
+	f.StringVar(&o.Heap, "heap", "1g", "JVM heap of each broker (-Xms/-Xmx), e.g. 512m, 1g")
+	f.DurationVar(&timeout, "timeout", 3*time.Minute, "how long to wait for every broker to register")
+	return cmd
+}
+
+// clusterErr adds the fix for the errors a user can act on.
+func clusterErr(err error) error {
+	switch {
+	case errors.Is(err, localkafka.ErrRunning):
+		return &cliError{code: ExitOK, err: err, hint: "use `plimsoll cluster status` to see it, or `plimsoll cluster down` first"}
+	case errors.Is(err, localkafka.ErrNoSuchKafka):
+		return usageErr(err)
+	case errors.Is(err, localkafka.ErrNoCluster), errors.Is(err, localkafka.ErrNoBroker):
+		return usageErr(err)
+	}
+	return err
+}
+
+func newClusterStatusCmd(dir *string) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "status",
+		Short:   "Show the local cluster's brokers, addresses, metrics URLs and liveness",
+		Example: "  plimsoll cluster status\n  plimsoll cluster status --json | jq -r .bootstrap",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := localkafka.Open(*dir)
+			if err != nil {
+				return clusterErr(err)
+			}
+			s := c.Status()
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(s)
+			}
+			printStatus(cmd, s)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (schema in the README)")
+	return cmd
+}
+
+func printStatus(cmd *cobra.Command, s localkafka.Status) {
+	w := cmd.OutOrStdout()
+	state := "running"
+	if s.Stopped {
+		state = "stopped (data kept; `plimsoll cluster up` starts it again)"
+	}
+	fmt.Fprintf(w, "Kafka %s cluster in %s: %s\nbootstrap: %s\n\n", s.KafkaVersion, s.Dir, state, s.Bootstrap)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "BROKER\tPID\tSTATE\tADDRESS\tMETRICS\tROLE")
+	for _, b := range s.Brokers {
+		role := "broker"
+		if b.Controller {
+			role = "broker+controller"
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\n", b.ID, b.PID, b.State, b.Address, b.MetricsURL, role)
+	}
+	tw.Flush()
+}
+
+func newClusterDownCmd(dir *string) *cobra.Command {
+	var keep bool
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:     "down",
+		Short:   "Stop every broker (SIGTERM, then SIGKILL after --timeout) and remove the data",
+		Example: "  plimsoll cluster down\n  plimsoll cluster down --keep-data   # `cluster up` resumes it later",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := localkafka.Down(*dir, keep, timeout)
+			if err != nil {
+				return clusterErr(err)
+			}
+			what := "removed its data"
+			if keep {
+				what = "kept its data"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "stopped %d brokers in %s and %s\n", len(c.Brokers), c.Dir, what)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&keep, "keep-data", false, "keep configs and data so `cluster up` starts the same cluster again")
+	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "grace period for a controlled shutdown before SIGKILL")
+	return cmd
+}
+
+func newClusterFaultCmd(dir *string, use, short, example string) *cobra.Command {
+	return &cobra.Command{
+		Use:     use + " BROKER_ID",
+		Short:   short,
+		Example: example,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseInt(args[0], 10, 32)
+			if err != nil {
+				return usageErrf("BROKER_ID %q: give a broker id number as shown by `plimsoll cluster status`", args[0])
+			}
+			c, err := localkafka.Open(*dir)
+			if err != nil {
+				return clusterErr(err)
+			}
+			switch use {
+			case "kill":
+				err = c.Kill(int32(id))
+			case "pause":
+				err = c.Pause(int32(id))
+			case "resume":
+				err = c.Resume(int32(id))
+			case "restart":
+				ctx, cancel := interruptible()
+				defer cancel()
+				err = c.Restart(ctx, int32(id), 30*time.Second)
+			}
+			if err != nil {
+				return clusterErr(err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "broker %d: %s done\n", id, use)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,16 @@
+// Package localkafka runs a real Apache Kafka cluster on this machine: the embedded default that
+// plimsoll's demo, its integration tests and every figure it reports run on.
+//
+// Up resolves the broker jars for a Kafka version from Maven Central with Maven (cached per
+// version under ~/.cache/plimsoll/kafka/VERSION), together with the Prometheus JMX exporter java
+// agent, writes KRaft configs (combined broker+controller nodes, a static quorum of up to three
+// voters; further nodes are brokers only), formats storage, and starts each node as its own JVM
+// on free loopback ports. It returns once every broker is registered and a metadata request
+// succeeds. The cluster outlives the process that started it: its state lives in a directory
+// (cluster.json) that Open reads back, so `plimsoll cluster status` and `down` work from any
+// later process.
+//
+// Each broker's metrics are served by the exporter agent as Prometheus text, with the rules in
+// jmx-rules.yaml (names documented in docs/metrics.md). Fault injection (Kill, Pause, Resume,
+// Restart) acts on one broker's JVM with signals.
+package localkafka

@@ -1,0 +1,292 @@
+package localkafka
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// jvmArgs are the flags every node's JVM gets before the main class.
+func (c *State) jvmArgs(b *Broker) []string {
+	args := []string{
+		"-Xms" + c.Heap, "-Xmx" + c.Heap,
+		"-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
+		"-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true",
+		"-Dkafka.logs.dir=" + b.Dir,
+	}
+	if c.Dist.Log4j2 {
+		args = append(args, "-Dlog4j2.configurationFile=file:"+filepath.Join(b.Dir, "log4j2.properties"))
+	} else {
+		args = append(args, "-Dlog4j.configuration=file:"+filepath.Join(b.Dir, "log4j.properties"))
+	}
+	return append(args, "-cp", c.Dist.Classpath())
+}
+
+// formatStorage runs Kafka's storage tool on every node's data directory, in parallel.
+func (c *State) formatStorage(ctx context.Context) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(c.Brokers))
+	for i, b := range c.Brokers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			args := append(c.jvmArgs(b), "kafka.tools.StorageTool", "format", "-t", c.ClusterID, "-c", b.configPath())
+			// The tool's own heap need is small; replace the broker heap to start faster.
+			args[0], args[1] = "-Xms64m", "-Xmx256m"
+			out, err := exec.CommandContext(ctx, "java", args...).CombinedOutput()
+			if err != nil {
+				errs[i] = fmt.Errorf("formatting storage of broker %d failed (%v): %s", b.ID, err, lastLines(string(out), 10))
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// start launches one node's JVM in its own session, so it outlives this process.
+func (c *State) start(b *Broker) error {
+	if b.ProcState() != ProcDead {
+		return fmt.Errorf("broker %d is already running (pid %d)", b.ID, b.PID)
+	}
+	out, err := os.OpenFile(filepath.Join(b.Dir, "stdout.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	fmt.Fprintf(out, "%s %s\n", startMarker, time.Now().UTC().Format(time.RFC3339))
+	// The agent binds the broker's own address, never 0.0.0.0.
+	agent := fmt.Sprintf("-javaagent:%s=%s:%d:%s", c.Dist.Exporter, b.Host, b.MetricsPort, filepath.Join(c.Dir, "jmx-rules.yaml"))
+	args := append([]string{agent}, c.jvmArgs(b)...)
+	args = append(args, "kafka.Kafka", b.configPath())
+	cmd := exec.Command("java", args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.Dir = b.Dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting broker %d: %w", b.ID, err)
+	}
+	b.PID = cmd.Process.Pid
+	// Reap the child if it dies while this process lives, so it never lingers as a zombie.
+	go cmd.Wait()
+	return nil
+}
+
+// startMarker separates one start of a broker from the next in its stdout.log.
+const startMarker = "=== plimsoll: starting broker at"
+
+// startFailure describes a broker that died during start-up: its log path and last lines.
+func startFailure(b *Broker) error {
+	// A JVM that fails before logging is set up writes only to stdout.log; Kafka's fatal errors
+	// are in server.log, followed by shutdown noise, so show the ERROR lines if there are any.
+	path := b.LogPath()
+	msg := errorLines(path, 8)
+	if msg == "" {
+		path = filepath.Join(b.Dir, "stdout.log")
+		msg = tail(path, 12)
+		if i := strings.LastIndex(msg, startMarker); i >= 0 {
+			msg = strings.TrimSpace(msg[i+len(startMarker):])
+		}
+	}
+	return fmt.Errorf("broker %d exited during start-up; see %s. Last lines:\n%s", b.ID, path, msg)
+}
+
+// waitReady returns when every broker (or only those in ids) is registered in the cluster's
+// metadata and serving metrics, or fails early if one of them died.
+func (c *State) waitReady(ctx context.Context, ids []int32) error {
+	want := map[int32]*Broker{}
+	for _, b := range c.Brokers {
+		if ids == nil || contains(ids, b.ID) {
+			want[b.ID] = b
+		}
+	}
+	var last string
+	for {
+		for _, b := range want {
+			if b.ProcState() == ProcDead {
+				return startFailure(b)
+			}
+		}
+		// Ask each broker itself: its listener serves requests only once it has started, while
+		// the controller may still list a broker that was just killed.
+		var missing []string
+		last = ""
+		for id, b := range want {
+			md, err := brokerMetadata(ctx, b.Address())
+			if err != nil {
+				missing = append(missing, fmt.Sprint(id))
+				last = err.Error()
+				continue
+			}
+			found := false
+			for _, m := range md.Brokers {
+				found = found || m.NodeID == id
+			}
+			if !found {
+				missing = append(missing, fmt.Sprint(id))
+			}
+		}
+		if len(missing) == 0 {
+			return waitMetrics(ctx, want)
+		}
+		sort.Strings(missing)
+		last = "brokers not ready: " + strings.Join(missing, ", ") + " " + last
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the cluster in %s did not become ready (%s); broker logs are in %s/broker-*/server.log", c.Dir, last, c.Dir)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// brokerMetadata asks the cluster for its live brokers with a fresh client, so no state from an
+// attempt made while the cluster was still starting carries over.
+func brokerMetadata(ctx context.Context, bootstrap string) (kadm.Metadata, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...), kgo.DialTimeout(2*time.Second))
+	if err != nil {
+		return kadm.Metadata{}, err
+	}
+	defer cl.Close()
+	mctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	return kadm.NewClient(cl).BrokerMetadata(mctx)
+}
+
+// waitMetrics waits until each broker's exporter answers with the bytes-in metric.
+func waitMetrics(ctx context.Context, bs map[int32]*Broker) error {
+	hc := &http.Client{Timeout: 2 * time.Second}
+	for _, b := range bs {
+		for {
+			resp, err := hc.Get(b.MetricsURL())
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					break
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("broker %d's metrics endpoint %s does not answer: %v", b.ID, b.MetricsURL(), err)
+			case <-time.After(300 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+func contains(ids []int32, id int32) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Kill sends SIGKILL to one broker (a crash) and waits until it is gone.
+func (c *State) Kill(id int32) error {
+	return c.signal(id, syscall.SIGKILL, func(b *Broker) bool { return b.ProcState() == ProcDead })
+}
+
+// Pause stops one broker with SIGSTOP: it holds its connections but answers nothing.
+func (c *State) Pause(id int32) error {
+	return c.signal(id, syscall.SIGSTOP, func(b *Broker) bool { return b.ProcState() == ProcPaused })
+}
+
+// Resume continues a paused broker with SIGCONT.
+func (c *State) Resume(id int32) error {
+	return c.signal(id, syscall.SIGCONT, func(b *Broker) bool { return b.ProcState() == ProcRunning })
+}
+
+func (c *State) signal(id int32, sig syscall.Signal, done func(*Broker) bool) error {
+	b, err := c.Broker(id)
+	if err != nil {
+		return err
+	}
+	if b.ProcState() == ProcDead {
+		return fmt.Errorf("broker %d is not running; start it with `plimsoll cluster restart %d`", id, id)
+	}
+	if err := syscall.Kill(b.PID, sig); err != nil {
+		return fmt.Errorf("signalling broker %d (pid %d): %w", id, b.PID, err)
+	}
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if done(b) {
+			return nil
+		}
+	}
+	return fmt.Errorf("broker %d (pid %d) did not reach the expected state after %v", id, b.PID, sig)
+}
+
+// Restart stops one broker if it runs (gracefully, then by force after timeout), starts it again
+// on the same data and ports, and waits until it is registered again.
+func (c *State) Restart(ctx context.Context, id int32, timeout time.Duration) error {
+	unlock, err := lockDir(c.Dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	b, err := c.Broker(id)
+	if err != nil {
+		return err
+	}
+	stopGroup([]*Broker{b}, timeout)
+	if err := c.start(b); err != nil {
+		return err
+	}
+	if err := c.save(); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	return c.waitReady(wctx, []int32{id})
+}
+
+// BrokerStatus is one broker as `plimsoll cluster status` reports it.
+type BrokerStatus struct {
+	ID         int32     `json:"id"`
+	PID        int       `json:"pid"`
+	Address    string    `json:"address"`
+	MetricsURL string    `json:"metrics_url"`
+	Alive      bool      `json:"alive"`
+	State      ProcState `json:"state"`
+	Controller bool      `json:"controller"`
+	Log        string    `json:"log"`
+}
+
+// Status is the cluster as `plimsoll cluster status --json` prints it.
+type Status struct {
+	KafkaVersion string         `json:"kafka_version"`
+	ClusterID    string         `json:"cluster_id"`
+	Dir          string         `json:"dir"`
+	Bootstrap    string         `json:"bootstrap"`
+	Stopped      bool           `json:"stopped"`
+	Brokers      []BrokerStatus `json:"brokers"`
+}
+
+// Status reads each broker's process state. Alive means the JVM exists and is not paused.
+func (c *State) Status() Status {
+	s := Status{KafkaVersion: c.KafkaVersion, ClusterID: c.ClusterID, Dir: c.Dir, Bootstrap: c.Bootstrap(), Stopped: c.Stopped}
+	for _, b := range c.Brokers {
+		st := b.ProcState()
+		s.Brokers = append(s.Brokers, BrokerStatus{
+			ID: b.ID, PID: b.PID, Address: b.Address(), MetricsURL: b.MetricsURL(),
+			Alive: st == ProcRunning, State: st, Controller: b.Controller, Log: b.LogPath(),
+		})
+	}
+	return s
+}
