@@ -1,0 +1,41 @@
+# plimsoll: the two promised entry points are `make demo` and `make test`; both install what they
+# need (Go modules through the Go proxy, Kafka jars through Maven) on first use.
+GO        ?= go
+BIN       := bin/plimsoll
+PKGS      := ./...
+# Pinned linter, run through `go run` so nothing needs installing by hand.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+DEMO_DIR  ?= $(CURDIR)/.demo
+REPORT    ?= $(CURDIR)/plimsoll-report
+
+.PHONY: all build test unit integration lint demo bench-loadgen clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/plimsoll
+
+## test: everything CI runs: vet, unit tests, and integration tests against real Kafka.
+test: build
+	$(GO) vet $(PKGS)
+	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -tags integration -p 1 -timeout 45m $(PKGS)
+
+unit:
+	$(GO) test $(PKGS)
+
+integration: build
+	$(GO) test -count=1 -tags integration -p 1 -timeout 45m $(PKGS)
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	$(GO) vet -tags integration $(PKGS)
+	$(GO) run $(STATICCHECK) $(PKGS)
+
+## demo: the main job on the embedded cluster (see README).
+demo: build
+	./scripts/demo.sh "$(BIN)" "$(DEMO_DIR)" "$(REPORT)"
+
+clean:
+	rm -rf bin $(DEMO_DIR) $(REPORT)

@@ -1,0 +1,84 @@
+package localkafka
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestServerPropertiesRoles(t *testing.T) {
+	o := Options{Brokers: 4, Dir: "/tmp/x"}
+	o.defaults()
+	c, err := newState(o, Dist{Version: "4.1.0", Log4j2: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(c.voters(), "@"); got != 3 {
+		t.Errorf("voters = %q, want 3 controllers for 4 brokers", c.voters())
+	}
+	p1 := serverProperties(c, c.Brokers[0])
+	p4 := serverProperties(c, c.Brokers[3])
+	for _, want := range []string{"process.roles=broker,controller", "auto.create.topics.enable=false", "CONTROLLER://127.0.0.1:"} {
+		if !strings.Contains(p1, want) {
+			t.Errorf("node 1 config lacks %q:\n%s", want, p1)
+		}
+	}
+	if !strings.Contains(p4, "process.roles=broker\n") || strings.Contains(p4, "CONTROLLER://") {
+		t.Errorf("node 4 should be a broker only:\n%s", p4)
+	}
+	seen := map[int]bool{}
+	for _, b := range c.Brokers {
+		for _, p := range []int{b.Port, b.MetricsPort, b.ControllerPort} {
+			if p != 0 && seen[p] {
+				t.Errorf("port %d handed out twice", p)
+			}
+			seen[p] = true
+		}
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	cases := []struct {
+		o    Options
+		want string
+	}{
+		{Options{Brokers: -1}, "--brokers"},
+		{Options{Heap: "lots"}, "--heap"},
+		{Options{KafkaVersion: "latest"}, "--kafka-version"},
+		{Options{KafkaVersion: "2.8.0"}, "KRaft"},
+		{Options{KafkaVersion: "3.2.0"}, "KRaft"},
+	}
+	for _, c := range cases {
+		err := c.o.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: err = %v, want mention of %q", c.o, err, c.want)
+		}
+	}
+	if err := (Options{KafkaVersion: "3.9.1"}).Validate(); err != nil {
+		t.Errorf("3.9.1 refused: %v", err)
+	}
+}
+
+func TestPomLogging(t *testing.T) {
+	if !strings.Contains(pom("4.1.0"), "log4j-slf4j-impl") || strings.Contains(pom("4.1.0"), "reload4j") {
+		t.Error("Kafka 4 should use log4j2")
+	}
+	if !strings.Contains(pom("3.9.1"), "slf4j-reload4j") {
+		t.Error("Kafka 3 should use reload4j")
+	}
+}
+
+func TestErrorLines(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/server.log"
+	log := "[t] INFO ok (x)\n[t] ERROR boom (y)\njava.lang.RuntimeException: why\n[t] INFO shutting down (z)\n"
+	if err := writeFile(path, log); err != nil {
+		t.Fatal(err)
+	}
+	got := errorLines(path, 8)
+	if !strings.Contains(got, "ERROR boom") || !strings.Contains(got, "RuntimeException: why") || strings.Contains(got, "shutting down") {
+		t.Errorf("errorLines = %q", got)
+	}
+}
+
+func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }
