@@ -35,6 +35,11 @@ type Options struct {
 	Host string
 	// ExtraConfig adds or overrides server.properties entries on every node.
 	ExtraConfig map[string]string
+	// NIC, when positive, puts each broker in its own network namespace behind an emulated NIC
+	// of this many bytes/s per direction (needs root, ip and tc). 0 = loopback.
+	NIC float64
+	// Subnet is the emulated NICs' /24 (default DefaultSubnet); the next /24 is for metrics.
+	Subnet string
 	// StartTimeout bounds how long Up waits for every broker to register (default 3 minutes).
 	StartTimeout time.Duration
 	// Log receives progress lines; nil discards them.
@@ -79,6 +84,14 @@ func (o Options) Validate() error {
 	if !versionRE.MatchString(o.KafkaVersion) {
 		return fmt.Errorf("--kafka-version %q: use a release such as %s or 3.9.1", o.KafkaVersion, DefaultKafkaVersion)
 	}
+	if o.NIC < 0 {
+		return fmt.Errorf("--nic must be positive, e.g. 16Mbit/s")
+	}
+	if o.NIC > 0 {
+		if _, err := newNICNet(o.Dir, o.Subnet); err != nil {
+			return err
+		}
+	}
 	if majorVersion(o.KafkaVersion) < 3 || o.KafkaVersion < "3.3" && majorVersion(o.KafkaVersion) == 3 {
 		return fmt.Errorf("--kafka-version %s: plimsoll runs KRaft clusters, which need Kafka 3.3 or later", o.KafkaVersion)
 	}
@@ -121,6 +134,11 @@ func Up(ctx context.Context, o Options) (*State, error) {
 		fmt.Fprintf(o.Log, "starting the stopped cluster in %s again with its data\n", c.Dir)
 	}
 
+	if (c == nil && o.NIC > 0) || (c != nil && c.NIC > 0) {
+		if err := CheckNIC(); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := CheckJava(o.KafkaVersion); err != nil {
 		return nil, err
 	}
@@ -138,10 +156,17 @@ func Up(ctx context.Context, o Options) (*State, error) {
 		if c, err = newState(o, dist); err != nil {
 			return nil, err
 		}
+	}
+	if err := c.setupNetwork(); err != nil {
+		return nil, err
+	}
+	if fresh {
 		if err := c.writeConfigs(); err != nil {
+			c.teardownNetwork()
 			return nil, err
 		}
 		if err := c.formatStorage(ctx); err != nil {
+			c.teardownNetwork()
 			c.removeFailed()
 			return nil, err
 		}
@@ -150,6 +175,7 @@ func Up(ctx context.Context, o Options) (*State, error) {
 	for _, b := range c.Brokers {
 		if err := c.start(b); err != nil {
 			c.stopAll(10 * time.Second)
+			c.teardownNetwork()
 			if fresh {
 				c.removeFailed()
 			}
@@ -158,6 +184,7 @@ func Up(ctx context.Context, o Options) (*State, error) {
 	}
 	if err := c.save(); err != nil {
 		c.stopAll(10 * time.Second)
+		c.teardownNetwork()
 		return nil, err
 	}
 	fmt.Fprintf(o.Log, "waiting for %d brokers to register\n", len(c.Brokers))
@@ -165,6 +192,7 @@ func Up(ctx context.Context, o Options) (*State, error) {
 	defer cancel()
 	if err := c.waitReady(wctx, nil); err != nil {
 		c.stopAll(10 * time.Second)
+		c.teardownNetwork()
 		if fresh {
 			c.removeFailed()
 		} else {
@@ -180,7 +208,23 @@ func Up(ctx context.Context, o Options) (*State, error) {
 func newState(o Options, dist Dist) (*State, error) {
 	c := &State{
 		Dir: o.Dir, ClusterID: newClusterID(), KafkaVersion: o.KafkaVersion, Heap: o.Heap,
-		Dist: dist, ExtraConfig: o.ExtraConfig, Created: time.Now().UTC(),
+		Dist: dist, ExtraConfig: o.ExtraConfig, Created: time.Now().UTC(), NIC: o.NIC,
+	}
+	if o.NIC > 0 {
+		// Each broker has a namespace of its own, so the well-known ports are free; addresses
+		// are assigned when the network is made.
+		c.Subnet = o.Subnet
+		if c.Subnet == "" {
+			c.Subnet = DefaultSubnet
+		}
+		for i := 1; i <= o.Brokers; i++ {
+			c.Brokers = append(c.Brokers, &Broker{ID: int32(i), Port: 9092, ControllerPort: 9093, MetricsPort: 9404,
+				Controller: i <= maxVoters, Dir: filepath.Join(o.Dir, fmt.Sprintf("broker-%d", i))})
+			if i > maxVoters {
+				c.Brokers[i-1].ControllerPort = 0
+			}
+		}
+		return c, nil
 	}
 	nports := 0
 	for i := 1; i <= o.Brokers; i++ {
@@ -261,6 +305,28 @@ func (c *State) removeAll() {
 	os.Remove(statePath(c.Dir))
 }
 
+// setupNetwork makes the emulated NICs when the cluster has them (a no-op on loopback).
+func (c *State) setupNetwork() error {
+	if c.NIC <= 0 {
+		return nil
+	}
+	n, err := newNICNet(c.Dir, c.Subnet)
+	if err != nil {
+		return err
+	}
+	return n.setup(c)
+}
+
+// teardownNetwork removes the emulated NICs, if any.
+func (c *State) teardownNetwork() {
+	if c.NIC <= 0 {
+		return
+	}
+	if n, err := newNICNet(c.Dir, c.Subnet); err == nil {
+		n.teardown()
+	}
+}
+
 // removeFailed undoes a start that failed: the data and state go, the brokers' logs stay so the
 // user can read why (the error names them).
 func (c *State) removeFailed() {
@@ -288,6 +354,7 @@ func Down(dir string, keepData bool, timeout time.Duration) (*State, error) {
 			return c, fmt.Errorf("broker %d (pid %d) did not stop; kill it by hand", b.ID, b.PID)
 		}
 	}
+	c.teardownNetwork()
 	if keepData {
 		c.Stopped = true
 		for _, b := range c.Brokers {

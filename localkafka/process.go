@@ -71,10 +71,14 @@ func (c *State) start(b *Broker) error {
 	defer out.Close()
 	fmt.Fprintf(out, "%s %s\n", startMarker, time.Now().UTC().Format(time.RFC3339))
 	// The agent binds the broker's own address, never 0.0.0.0.
-	agent := fmt.Sprintf("-javaagent:%s=%s:%d:%s", c.Dist.Exporter, b.Host, b.MetricsPort, filepath.Join(c.Dir, "jmx-rules.yaml"))
-	args := append([]string{agent}, c.jvmArgs(b)...)
+	agent := fmt.Sprintf("-javaagent:%s=%s:%d:%s", c.Dist.Exporter, b.metricsHost(), b.MetricsPort, filepath.Join(c.Dir, "jmx-rules.yaml"))
+	args := append([]string{"java", agent}, c.jvmArgs(b)...)
 	args = append(args, "kafka.Kafka", b.configPath())
-	cmd := exec.Command("java", args...)
+	if b.Netns != "" {
+		// ip execs java inside the namespace, so the recorded pid is the JVM's.
+		args = append([]string{"ip", "netns", "exec", b.Netns}, args...)
+	}
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Dir = b.Dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -266,6 +270,9 @@ type BrokerStatus struct {
 	State      ProcState `json:"state"`
 	Controller bool      `json:"controller"`
 	Log        string    `json:"log"`
+	// NICBytesPerSec is the emulated link rate per direction; absent on loopback.
+	NICBytesPerSec float64 `json:"nic_bytes_per_sec,omitempty"`
+	Netns          string  `json:"netns,omitempty"`
 }
 
 // Status is the cluster as `plimsoll cluster status --json` prints it.
@@ -286,6 +293,7 @@ func (c *State) Status() Status {
 		s.Brokers = append(s.Brokers, BrokerStatus{
 			ID: b.ID, PID: b.PID, Address: b.Address(), MetricsURL: b.MetricsURL(),
 			Alive: st == ProcRunning, State: st, Controller: b.Controller, Log: b.LogPath(),
+			NICBytesPerSec: b.NIC, Netns: b.Netns,
 		})
 	}
 	return s

@@ -32,6 +32,10 @@ type State struct {
 	Created      time.Time         `json:"created"`
 	// Stopped is true after `down --keep-data`: the data is kept and `up` starts it again.
 	Stopped bool `json:"stopped"`
+	// NIC is each broker's emulated link rate in bytes/s per direction; 0 = loopback, unshaped.
+	NIC float64 `json:"nic_bytes_per_sec,omitempty"`
+	// Subnet is the /24 of the emulated NICs' data network.
+	Subnet string `json:"subnet,omitempty"`
 }
 
 // Broker is one Kafka node (JVM) of the local cluster.
@@ -44,6 +48,12 @@ type Broker struct {
 	Controller     bool   `json:"controller"`
 	Dir            string `json:"dir"`
 	PID            int    `json:"pid"`
+	// With emulated NICs: the broker's network namespace, the root-namespace end of its data
+	// link, its management address (metrics), and its current link rate in bytes/s.
+	Netns     string  `json:"netns,omitempty"`
+	HostIface string  `json:"host_iface,omitempty"`
+	MgmtHost  string  `json:"mgmt_host,omitempty"`
+	NIC       float64 `json:"nic_bytes_per_sec,omitempty"`
 }
 
 // Address is the broker's client listener, host:port.
@@ -51,7 +61,15 @@ func (b *Broker) Address() string { return fmt.Sprintf("%s:%d", b.Host, b.Port) 
 
 // MetricsURL is where the broker's exporter agent serves Prometheus text.
 func (b *Broker) MetricsURL() string {
-	return fmt.Sprintf("http://%s:%d/metrics", b.Host, b.MetricsPort)
+	return fmt.Sprintf("http://%s:%d/metrics", b.metricsHost(), b.MetricsPort)
+}
+
+// metricsHost is the management address when there is one, so scrapes bypass the shaped link.
+func (b *Broker) metricsHost() string {
+	if b.MgmtHost != "" {
+		return b.MgmtHost
+	}
+	return b.Host
 }
 
 // LogPath is the broker's own log file.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/localkafka"
+	"github.com/plimsoll/plimsoll/units"
 	"github.com/spf13/cobra"
 )
 
@@ -29,12 +30,14 @@ cached per version in ~/.cache/plimsoll/kafka/VERSION. The cluster keeps running
 command returns; its state lives in --dir.`,
 		Example: `  plimsoll cluster up                          # 3 brokers, Kafka 4.1.0
   plimsoll cluster up --brokers 5 --kafka-version 3.9.1 --heap 512m
+  plimsoll cluster up --nic 16Mbit/s                 # each broker behind its own shaped link
+  plimsoll cluster shape 2 8Mbit/s                   # make broker 2 slow
   plimsoll cluster status --json
   plimsoll cluster pause 2 && sleep 30 && plimsoll cluster resume 2
   plimsoll cluster down`,
 	}
 	cmd.PersistentFlags().StringVar(&dir, "dir", localkafka.DefaultDir(), "directory holding the cluster's state, configs, logs and data ($PLIMSOLL_CLUSTER_DIR)")
-	cmd.AddCommand(newClusterUpCmd(&dir), newClusterStatusCmd(&dir), newClusterDownCmd(&dir))
+	cmd.AddCommand(newClusterUpCmd(&dir), newClusterStatusCmd(&dir), newClusterDownCmd(&dir), newClusterShapeCmd(&dir))
 	for _, f := range []struct{ use, short, example string }{
 		{"kill", "Kill one broker with SIGKILL (a crash); restart brings it back", "  plimsoll cluster kill 2"},
 		{"pause", "Freeze one broker with SIGSTOP (a hung JVM); resume continues it", "  plimsoll cluster pause 3"},
@@ -54,6 +57,7 @@ func interruptible() (context.Context, context.CancelFunc) {
 func newClusterUpCmd(dir *string) *cobra.Command {
 	var o localkafka.Options
 	var timeout time.Duration
+	var nic string
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Start a local Kafka cluster and wait until every broker is registered",
@@ -62,6 +66,13 @@ func newClusterUpCmd(dir *string) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Dir, o.StartTimeout = *dir, timeout
+			if nic != "" {
+				r, err := units.ParseRate(nic)
+				if err != nil || r <= 0 {
+					return usageErrf("--nic %q: give a positive rate per direction, e.g. 16Mbit/s or 1Gbit/s", nic)
+				}
+				o.NIC = r
+			}
 			if err := o.Validate(); err != nil {
 				return usageErr(err)
 			}
@@ -81,6 +92,8 @@ func newClusterUpCmd(dir *string) *cobra.Command {
 	f.StringVar(&o.KafkaVersion, "kafka-version", localkafka.DefaultKafkaVersion, "Apache Kafka release to run (3.3 or later; e.g. 4.1.0, 3.9.1)")
 	f.StringVar(&o.Heap, "heap", "1g", "JVM heap of each broker (-Xms/-Xmx), e.g. 512m, 1g")
 	f.DurationVar(&timeout, "timeout", 3*time.Minute, "how long to wait for every broker to register")
+	f.StringVar(&nic, "nic", "", "emulate a NIC of this rate per direction for each broker, e.g. 16Mbit/s (network namespaces; needs root, ip, tc)")
+	f.StringVar(&o.Subnet, "subnet", localkafka.DefaultSubnet, "IPv4 /24 for the emulated NICs (the next /24 carries metrics, unshaped)")
 	return cmd
 }
 
@@ -89,6 +102,8 @@ func clusterErr(err error) error {
 	switch {
 	case errors.Is(err, localkafka.ErrRunning):
 		return &cliError{code: ExitOK, err: err, hint: "use `plimsoll cluster status` to see it, or `plimsoll cluster down` first"}
+	case errors.Is(err, localkafka.ErrNoNIC):
+		return &cliError{code: ExitError, err: err, hint: "run as root with iproute2 installed, or leave out --nic to use loopback"}
 	case errors.Is(err, localkafka.ErrNoSuchKafka):
 		return usageErr(err)
 	case errors.Is(err, localkafka.ErrNoCluster), errors.Is(err, localkafka.ErrNoBroker):
@@ -131,13 +146,17 @@ func printStatus(cmd *cobra.Command, s localkafka.Status) {
 	}
 	fmt.Fprintf(w, "Kafka %s cluster in %s: %s\nbootstrap: %s\n\n", s.KafkaVersion, s.Dir, state, s.Bootstrap)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "BROKER\tPID\tSTATE\tADDRESS\tMETRICS\tROLE")
+	fmt.Fprintln(tw, "BROKER\tPID\tSTATE\tADDRESS\tMETRICS\tROLE\tNIC")
 	for _, b := range s.Brokers {
 		role := "broker"
 		if b.Controller {
 			role = "broker+controller"
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\n", b.ID, b.PID, b.State, b.Address, b.MetricsURL, role)
+		nic := "loopback"
+		if b.NICBytesPerSec > 0 {
+			nic = units.FormatBits(b.NICBytesPerSec) + " (" + b.Netns + ")"
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", b.ID, b.PID, b.State, b.Address, b.MetricsURL, role, nic)
 	}
 	tw.Flush()
 }
@@ -199,6 +218,34 @@ func newClusterFaultCmd(dir *string, use, short, example string) *cobra.Command 
 				return clusterErr(err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "broker %d: %s done\n", id, use)
+			return nil
+		},
+	}
+}
+
+func newClusterShapeCmd(dir *string) *cobra.Command {
+	return &cobra.Command{
+		Use:     "shape BROKER_ID RATE",
+		Short:   "Change one broker's emulated NIC rate at run time (a slow broker)",
+		Example: "  plimsoll cluster shape 2 8Mbit/s",
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseInt(args[0], 10, 32)
+			if err != nil {
+				return usageErrf("BROKER_ID %q: give a broker id number as shown by `plimsoll cluster status`", args[0])
+			}
+			rate, err := units.ParseRate(args[1])
+			if err != nil || rate <= 0 {
+				return usageErrf("RATE %q: give a positive rate per direction, e.g. 8Mbit/s", args[1])
+			}
+			c, err := localkafka.Open(*dir)
+			if err != nil {
+				return clusterErr(err)
+			}
+			if err := c.Shape(int32(id), rate); err != nil {
+				return usageErr(err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "broker %d: NIC now %s per direction\n", id, units.FormatBits(rate))
 			return nil
 		},
 	}

@@ -1,0 +1,227 @@
+package localkafka
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// ErrNoNIC means emulated NICs cannot be made on this machine (not root, or no ip/tc).
+var ErrNoNIC = errors.New("emulated NICs unavailable")
+
+// DefaultSubnet is the private /24 the emulated NICs use: 198.18.0.0/15 is reserved for network
+// benchmarking (RFC 2544), so it collides with no real network. The management network (metrics,
+// unshaped) is the next /24.
+const DefaultSubnet = "198.18.76.0/24"
+
+// Emulated NIC layout, per cluster (names derive from the cluster directory, so a crashed
+// cluster's leftovers are found again by the next `up` or `down` on the same directory):
+//
+//	root namespace: bridge plXXXXd (data, .1) and plXXXXm (management, .1)
+//	per broker i:   namespace plimsoll-XXXX-bI with eth0 (data, .10+i, shaped both ways by tbf)
+//	                and mgmt0 (management, .10+i, unshaped: the metrics agent binds here, so
+//	                scrapes do not cross the shaped link and skew it)
+//
+// The data link is shaped on both ends: the namespace side's egress is the broker's outbound
+// traffic, the root side's egress is its inbound traffic (full duplex, like a real NIC).
+type nicNet struct {
+	tag        string
+	data, mgmt netip.Prefix
+}
+
+func newNICNet(dir, subnet string) (nicNet, error) {
+	if subnet == "" {
+		subnet = DefaultSubnet
+	}
+	p, err := netip.ParsePrefix(subnet)
+	if err != nil || !p.Addr().Is4() || p.Bits() != 24 {
+		return nicNet{}, fmt.Errorf("--subnet %q: give an IPv4 /24 used only for plimsoll's namespaces, e.g. %s", subnet, DefaultSubnet)
+	}
+	p = p.Masked()
+	a := p.Addr().As4()
+	if a[2] == 255 {
+		return nicNet{}, fmt.Errorf("--subnet %s: the next /24 is needed for the management network; pick another", subnet)
+	}
+	a[2]++
+	h := fnv.New32a()
+	h.Write([]byte(dir))
+	return nicNet{tag: fmt.Sprintf("%04x", h.Sum32()&0xffff), data: p, mgmt: netip.PrefixFrom(netip.AddrFrom4(a), 24)}, nil
+}
+
+func (n nicNet) host(p netip.Prefix, i int) string {
+	a := p.Addr().As4()
+	a[3] = byte(i)
+	return netip.AddrFrom4(a).String()
+}
+
+func (n nicNet) bridge(kind string) string         { return "pl" + n.tag + kind }
+func (n nicNet) veth(kind string, id int32) string { return fmt.Sprintf("pl%s%s%d", n.tag, kind, id) }
+func (n nicNet) netns(id int32) string             { return fmt.Sprintf("plimsoll-%s-b%d", n.tag, id) }
+
+// CheckNIC tells whether emulated NICs can be made here, naming what is missing.
+func CheckNIC() error {
+	var missing []string
+	if os.Geteuid() != 0 {
+		missing = append(missing, "root (network namespaces and tc need CAP_NET_ADMIN: run as root)")
+	}
+	for _, tool := range []string{"ip", "tc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing = append(missing, tool+" (install iproute2)")
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: missing %s; without --nic the cluster runs on loopback", ErrNoNIC, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// run executes one ip/tc command, returning its output in the error.
+func run(name string, args ...string) error {
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// tbfArgs shapes a link to bytesPerSec with the burst and latency measured to behave here.
+func tbfArgs(op, dev string, bytesPerSec float64) []string {
+	bits := int64(math.Round(bytesPerSec * 8))
+	return []string{"qdisc", op, "dev", dev, "root", "tbf", "rate", fmt.Sprintf("%dbit", bits), "burst", "64kb", "latency", "100ms"}
+}
+
+// setup makes the bridges, namespaces and links for brokers and assigns their addresses.
+func (n nicNet) setup(c *State) error {
+	n.teardown() // leftovers of a crashed cluster in the same directory
+	steps := [][]string{
+		{"ip", "link", "add", n.bridge("d"), "type", "bridge"},
+		{"ip", "link", "add", n.bridge("m"), "type", "bridge"},
+		{"ip", "addr", "add", n.host(n.data, 1) + "/24", "dev", n.bridge("d")},
+		{"ip", "addr", "add", n.host(n.mgmt, 1) + "/24", "dev", n.bridge("m")},
+		{"ip", "link", "set", n.bridge("d"), "up"},
+		{"ip", "link", "set", n.bridge("m"), "up"},
+	}
+	for _, b := range c.Brokers {
+		ns := n.netns(b.ID)
+		b.Netns, b.HostIface = ns, n.veth("d", b.ID)
+		b.Host, b.MgmtHost = n.host(n.data, 10+int(b.ID)), n.host(n.mgmt, 10+int(b.ID))
+		steps = append(steps,
+			[]string{"ip", "netns", "add", ns},
+			[]string{"ip", "-n", ns, "link", "set", "lo", "up"},
+			[]string{"ip", "link", "add", n.veth("d", b.ID), "type", "veth", "peer", "name", "eth0", "netns", ns},
+			[]string{"ip", "link", "add", n.veth("m", b.ID), "type", "veth", "peer", "name", "mgmt0", "netns", ns},
+			[]string{"ip", "link", "set", n.veth("d", b.ID), "master", n.bridge("d"), "up"},
+			[]string{"ip", "link", "set", n.veth("m", b.ID), "master", n.bridge("m"), "up"},
+			[]string{"ip", "-n", ns, "addr", "add", b.Host + "/24", "dev", "eth0"},
+			[]string{"ip", "-n", ns, "addr", "add", b.MgmtHost + "/24", "dev", "mgmt0"},
+			[]string{"ip", "-n", ns, "link", "set", "eth0", "up"},
+			[]string{"ip", "-n", ns, "link", "set", "mgmt0", "up"},
+		)
+	}
+	for _, s := range steps {
+		if err := run(s[0], s[1:]...); err != nil {
+			n.teardown()
+			return fmt.Errorf("making emulated NICs: %w", err)
+		}
+	}
+	for _, b := range c.Brokers {
+		if err := n.shape(b, c.NIC); err != nil {
+			n.teardown()
+			return err
+		}
+	}
+	return nil
+}
+
+// shape sets (or changes) the broker's data link to bytesPerSec in each direction.
+func (n nicNet) shape(b *Broker, bytesPerSec float64) error {
+	op := "replace"
+	if err := run("tc", tbfArgs(op, b.HostIface, bytesPerSec)...); err != nil {
+		return fmt.Errorf("shaping broker %d inbound: %w", b.ID, err)
+	}
+	if err := run("tc", append([]string{"-n", b.Netns}, tbfArgs(op, "eth0", bytesPerSec)...)...); err != nil {
+		return fmt.Errorf("shaping broker %d outbound: %w", b.ID, err)
+	}
+	b.NIC = bytesPerSec
+	return nil
+}
+
+// teardown removes every namespace and bridge of this cluster, ignoring what is already gone.
+// Deleting a namespace deletes the veth pairs with an end in it.
+func (n nicNet) teardown() {
+	if out, err := exec.Command("ip", "netns", "list").Output(); err == nil {
+		for _, line := range strings.Split(string(out), "\n") {
+			f := strings.Fields(line)
+			if len(f) > 0 && strings.HasPrefix(f[0], "plimsoll-"+n.tag+"-") {
+				exec.Command("ip", "netns", "del", f[0]).Run()
+			}
+		}
+	}
+	if out, err := exec.Command("ip", "-o", "link", "show").Output(); err == nil {
+		for _, line := range strings.Split(string(out), "\n") {
+			f := strings.Fields(line)
+			if len(f) < 2 {
+				continue
+			}
+			name := strings.SplitN(strings.TrimSuffix(f[1], ":"), "@", 2)[0]
+			if strings.HasPrefix(name, "pl"+n.tag) {
+				exec.Command("ip", "link", "del", name).Run()
+			}
+		}
+	}
+}
+
+// Leftovers lists the namespaces and links of this cluster's emulated NICs that exist now.
+func (c *State) Leftovers() []string {
+	n, err := newNICNet(c.Dir, c.Subnet)
+	if err != nil {
+		return nil
+	}
+	return n.leftovers()
+}
+
+func (n nicNet) leftovers() []string {
+	var found []string
+	if out, err := exec.Command("ip", "netns", "list").Output(); err == nil {
+		for _, line := range strings.Split(string(out), "\n") {
+			if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(f[0], "plimsoll-"+n.tag+"-") {
+				found = append(found, "netns "+f[0])
+			}
+		}
+	}
+	if out, err := exec.Command("ip", "-o", "link", "show").Output(); err == nil {
+		for _, line := range strings.Split(string(out), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && strings.HasPrefix(f[1], "pl"+n.tag) {
+				found = append(found, "link "+strings.TrimSuffix(f[1], ":"))
+			}
+		}
+	}
+	return found
+}
+
+// Shape changes one broker's emulated NIC rate at run time (a slow broker).
+func (c *State) Shape(id int32, bytesPerSec float64) error {
+	b, err := c.Broker(id)
+	if err != nil {
+		return err
+	}
+	if b.Netns == "" {
+		return fmt.Errorf("broker %d has no emulated NIC: start the cluster with `plimsoll cluster up --nic RATE`", id)
+	}
+	if bytesPerSec <= 0 {
+		return fmt.Errorf("RATE must be positive, e.g. 8Mbit/s")
+	}
+	n, err := newNICNet(c.Dir, c.Subnet)
+	if err != nil {
+		return err
+	}
+	if err := n.shape(b, bytesPerSec); err != nil {
+		return err
+	}
+	return c.save()
+}
