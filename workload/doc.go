@@ -1,0 +1,17 @@
+// Package workload says what load plimsoll runs: the Spec (topics, producers, rate, message
+// shape, consumers, window, Kafka client properties), read from plimsoll's own YAML, from an
+// OpenMessaging Benchmark (OMB) workload YAML run unchanged (with an OMB Kafka driver YAML), or
+// set field by field from command-line flags.
+//
+// One table of fields (Fields) serves both the YAML keys and the flags, so a file and a command
+// line mean the same thing and fail the same way. Every error about input is a *FieldError that
+// wraps ErrInvalid and names where the value came from (FILE:LINE, or the flag), the field as
+// the user wrote it (including OMB's camelCase keys and Kafka property names) and the fix.
+// Problems that do not stop a run (idle consumers, ignored properties, OMB semantics plimsoll
+// does not share) are reported by Spec.Warnings.
+//
+// Kafka properties keep Kafka's own names (acks, linger.ms, ...) so users bring their
+// .properties files as they are; names are checked against Kafka's client and topic configs
+// with a did-you-mean, and values against their types. The package does no I/O beyond reading
+// the files it is given and imports no other plimsoll package but units.
+package workload
