@@ -1,0 +1,21 @@
+// Package report renders the results of a limit search for people: a self-contained HTML page
+// (index.html, with the charts drawn by gonum/plot as inline SVG, inline CSS, no JavaScript and
+// no reference to anything outside the file, so it opens offline), a PNG of the boundary chart
+// to paste elsewhere, and a plain-text rendering for the terminal.
+//
+// Its input is Data, a view model of plain Go values: the boundary (the safe and the overloaded
+// rate for each message size), the model's prediction, the trials with their verdicts, latency
+// percentiles and USE tables, the full configuration and the environment. The caller (the CLI)
+// fills it from the results file; the package reads no results itself, which keeps it testable
+// with golden files and no cluster. WriteDir also stores the Data as data.json so a report can be
+// rendered again (ReadData, LoadDir) after the renderer improves.
+//
+// The page states the answer first (what the cluster sustains, and the recommended safe load),
+// then the charts, then the tables. Two measuring rules show up in the text, not only in the
+// numbers: a client-bound point (the load generator, not the cluster, was the limit) is drawn
+// and labelled apart and is never presented as the cluster's limit, and a co-located run (the
+// brokers and the generator on one host) is said to measure the host, with the CPU share of each.
+//
+// Rendering is deterministic: no map is iterated in an unsorted order, floats are formatted to a
+// fixed number of significant digits, and the time shown is Data.Generated, never the clock.
+package report

@@ -1,0 +1,363 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// golden compares got with testdata/golden/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./report -run %s -update to create it)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+		for i := 0; i < max(len(gl), len(wl)); i++ {
+			var g, w string
+			if i < len(gl) {
+				g = gl[i]
+			}
+			if i < len(wl) {
+				w = wl[i]
+			}
+			if g != w {
+				t.Fatalf("%s differs from the golden file at line %d (refresh with -update if intended):\n got: %.300s\nwant: %.300s", path, i+1, g, w)
+			}
+		}
+	}
+}
+
+func fixtures() []struct {
+	name string
+	d    Data
+} {
+	return []struct {
+		name string
+		d    Data
+	}{
+		{"full", fullData()},
+		{"remote", remoteData()},
+		{"empty", Data{Title: "plimsoll limit: nothing yet"}},
+	}
+}
+
+func TestGolden(t *testing.T) {
+	for _, f := range fixtures() {
+		t.Run(f.name, func(t *testing.T) {
+			var html, text bytes.Buffer
+			if err := WriteHTML(&html, f.d); err != nil {
+				t.Fatal(err)
+			}
+			if err := Text(&text, f.d); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, f.name+".html", html.Bytes())
+			golden(t, f.name+".txt", text.Bytes())
+		})
+	}
+}
+
+// external finds what would make a browser reach outside the file. The SVG namespace
+// declarations name a URL but fetch nothing, so exactly those are allowed.
+var (
+	anyURL      = regexp.MustCompile(`(?i)(https?:)?//[a-z0-9.-]+\.[a-z]{2,}`)
+	allowedURLs = map[string]bool{"http://www.w3.org/2000/svg": true, "http://www.w3.org/1999/xlink": true}
+	fetchers    = regexp.MustCompile(`(?i)<script|<link|<iframe|<img|<object|<embed|\bsrc\s*=|\bhref\s*=|url\(|@import`)
+)
+
+func externalRefs(html string) []string {
+	var bad []string
+	for _, loc := range anyURL.FindAllStringIndex(html, -1) {
+		start := loc[0]
+		whole := "" // the namespace URL runs to the closing quote
+		if end := strings.IndexByte(html[start:], '"'); end > 0 {
+			whole = html[start : start+end]
+		}
+		before := html[:start]
+		if allowedURLs[whole] && (strings.HasSuffix(before, `xmlns="`) || strings.HasSuffix(before, `xmlns:xlink="`)) {
+			continue
+		}
+		bad = append(bad, html[loc[0]:loc[1]])
+	}
+	bad = append(bad, fetchers.FindAllString(html, -1)...)
+	return bad
+}
+
+func TestExternalRefsChecker(t *testing.T) {
+	// The checker itself must catch what it is for, or TestSelfContained proves nothing.
+	for _, s := range []string{
+		`<img src="https://example.com/x.png">`,
+		`<style>@font-face{src:url(https://fonts.example.org/f.ttf)}</style>`,
+		`<link rel="stylesheet" href="//cdn.example.net/a.css">`,
+		`<svg xmlns="http://www.w3.org/2000/svg"><a xlink:href="http://evil.example.com/">x</a></svg>`,
+		`<script>fetch("x")</script>`,
+	} {
+		if len(externalRefs(s)) == 0 {
+			t.Errorf("externalRefs(%q) found nothing", s)
+		}
+	}
+	ok := `<svg class="chart" viewBox="0 0 1 1"
+	xmlns="http://www.w3.org/2000/svg"
+	xmlns:xlink="http://www.w3.org/1999/xlink"><text>10 KB</text></svg>`
+	if bad := externalRefs(ok); len(bad) != 0 {
+		t.Errorf("externalRefs flags the SVG namespaces: %q", bad)
+	}
+}
+
+func TestSelfContained(t *testing.T) {
+	for _, f := range fixtures() {
+		var b bytes.Buffer
+		if err := WriteHTML(&b, f.d); err != nil {
+			t.Fatal(err)
+		}
+		html := b.String()
+		if bad := externalRefs(html); len(bad) != 0 {
+			t.Errorf("%s: the page refers outside itself: %q", f.name, bad)
+		}
+		if strings.Contains(html, "<?xml") {
+			t.Errorf("%s: an SVG kept its XML prolog, invalid inside HTML", f.name)
+		}
+		if n, ns := strings.Count(html, "<svg"), strings.Count(html, `xmlns="http://www.w3.org/2000/svg"`); n != ns {
+			t.Errorf("%s: %d <svg> elements but %d SVG namespace declarations", f.name, n, ns)
+		}
+	}
+}
+
+func TestCharts(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, fullData()); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, want := range []string{
+		`aria-label="boundary in messages per second"`, `aria-label="boundary in MB per second"`,
+		`aria-label="latency at the boundary"`, `aria-label="CPU share"`,
+		">model prediction</text>", ">sustained (ok)</text>", ">overloaded</text>",
+		">client-bound: a lower bound</text>", ">the limit lies in between</text>",
+		">publish p99</text>", ">end-to-end p99.9</text>", ">plimsoll</text>", ">host cores</text>",
+		">1 KB</text>", ">100 KB</text>", // log size axis labels
+		"#1F5FA8", "#D05A4E", "#E08A00", // safe, overloaded, client-bound
+		"font-family:'Liberation Sans',Arial,Helvetica,sans-serif;",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if n := strings.Count(html, `<svg class="chart"`); n != 4 {
+		t.Errorf("%d charts, want 4 (boundary msgs/s, MB/s, latency, CPU)", n)
+	}
+	if strings.Contains(html, "font-family:Liberation Sans;") {
+		t.Error("an SVG names only Liberation Sans, which most browsers lack")
+	}
+
+	// Without latencies or CPU figures only the two boundary charts are drawn.
+	b.Reset()
+	d := remoteData()
+	d.Trials[0].Latency = nil
+	if err := WriteHTML(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), `<svg class="chart"`); n != 2 {
+		t.Errorf("%d charts without latencies and CPU, want 2", n)
+	}
+}
+
+func TestBoundaryPNG(t *testing.T) {
+	var b bytes.Buffer
+	if err := BoundaryPNG(&b, fullData()); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&b)
+	if err != nil {
+		t.Fatalf("the PNG does not decode: %v", err)
+	}
+	if got := img.Bounds().Size(); got != (image.Point{X: 1800, Y: 504}) {
+		t.Errorf("PNG is %v, want 1800x504", got)
+	}
+	// The markers are filled with these exact colours; anti-aliasing only touches their edges.
+	for name, c := range map[string]color.RGBA{"safe": colSafe, "overloaded": colUnsafe, "client-bound": colClient, "band": colBand} {
+		if n := countColour(img, c); n < 20 {
+			t.Errorf("the PNG has %d pixels of the %s colour %v; the series is missing", n, name, c)
+		}
+	}
+
+	// One size only: the log axes must still have a range (gonum panics on an empty one).
+	b.Reset()
+	if err := BoundaryPNG(&b, remoteData()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.Decode(&b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func countColour(img image.Image, want color.RGBA) int {
+	n := 0
+	r := img.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if color.RGBAModel.Convert(img.At(x, y)).(color.RGBA) == want {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func TestWriteDirRoundTrip(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "report")
+	d := fullData()
+	if err := WriteDir(dir, d); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{htmlFile, pngFile, dataFile} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v, size %v", f, err, fi)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 3 {
+		t.Errorf("WriteDir left %d files, want 3 (no temporary files)", len(entries))
+	}
+	back, err := LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Re-rendering the stored data gives the same page: data.json loses nothing shown.
+	var again bytes.Buffer
+	if err := WriteHTML(&again, back); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := os.ReadFile(filepath.Join(dir, htmlFile))
+	if !bytes.Equal(first, again.Bytes()) {
+		t.Error("index.html rendered from data.json differs from the one WriteDir wrote")
+	}
+	if !back.Generated.Equal(d.Generated) || len(back.Trials) != len(d.Trials) || back.Trials[5].USE == nil {
+		t.Errorf("data.json lost fields: %+v", back.Trials[5])
+	}
+
+	// Invalid data writes nothing.
+	bad := filepath.Join(t.TempDir(), "bad")
+	d.Boundary[0].SizeBytes = 0
+	if err := WriteDir(bad, d); !errors.Is(err, ErrInvalidData) {
+		t.Errorf("WriteDir(invalid) = %v, want ErrInvalidData", err)
+	}
+	if _, err := os.Stat(bad); !os.IsNotExist(err) {
+		t.Errorf("WriteDir(invalid) created %s", bad)
+	}
+}
+
+func TestLoadDirMissing(t *testing.T) {
+	_, err := LoadDir(t.TempDir())
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("LoadDir(empty dir) = %v, want os.ErrNotExist", err)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	// Latency is a map: many kinds make an unsorted iteration all but certain to show.
+	d := fullData()
+	for i := range d.Trials {
+		for _, k := range []string{"ack_wait", "zz", "a", "m", "b"} {
+			d.Trials[i].Latency[k] = Percentiles{P50: 1, P90: 2, P99: 3, P999: 4, Max: 5}
+		}
+	}
+	var first string
+	for i := 0; i < 5; i++ {
+		var b bytes.Buffer
+		if err := WriteHTML(&b, d); err != nil {
+			t.Fatal(err)
+		}
+		var tx bytes.Buffer
+		if err := Text(&tx, d); err != nil {
+			t.Fatal(err)
+		}
+		s := b.String() + tx.String()
+		if i == 0 {
+			first = s
+		} else if s != first {
+			t.Fatal("two renderings of the same data differ")
+		}
+	}
+	// Latency kinds: the fixed ones first, then sorted.
+	want := "publish,end-to-end,schedule delay,a,ack wait,b,m,zz"
+	if got := kindNames(d.Trials[5].Latency); got != want {
+		t.Errorf("latency kinds in order %s, want %s", got, want)
+	}
+}
+
+func kindNames(m map[string]Percentiles) string {
+	var s []string
+	for _, k := range latencyKinds(m) {
+		s = append(s, latencyName(k))
+	}
+	return strings.Join(s, ",")
+}
+
+func TestInvalidDataRejected(t *testing.T) {
+	d := fullData()
+	d.Trials[2].State = "maybe"
+	for name, f := range map[string]func() error{
+		"WriteHTML":   func() error { return WriteHTML(&bytes.Buffer{}, d) },
+		"Text":        func() error { return Text(&bytes.Buffer{}, d) },
+		"BoundaryPNG": func() error { return BoundaryPNG(&bytes.Buffer{}, d) },
+	} {
+		err := f()
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != "Trials[2].State" {
+			t.Errorf("%s: %v, want a FieldError on Trials[2].State", name, err)
+		}
+	}
+}
+
+func ExampleText() {
+	d := Data{
+		Title:    "plimsoll limit: example",
+		Brokers:  3,
+		Boundary: []Point{{SizeBytes: 1000, SafeMsgsPerSec: 60000, UnsafeMsgsPerSec: 66000, Bottleneck: "network in", Trials: 6}},
+	}
+	if err := Text(os.Stdout, d); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// plimsoll limit: example
+	// Results of unknown time
+	//
+	// This cluster sustains 20.0 MB/s per broker at 1 KB messages (60.0 MB/s, 60,000 msgs/s over 3
+	// brokers); it overloaded at 66,000 msgs/s (bottleneck: network in).
+	//
+	// Boundary
+	// size  sustained msgs/s  MB/s  overloaded at  bottleneck  trials  status
+	// 1 KB            60,000  60.0         66,000  network in       6  found
+	//
+	// Trials
+	// No trial recorded.
+	//
+	// Environment
+	// co-located  no
+	// brokers     3
+}
