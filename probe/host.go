@@ -1,0 +1,450 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// HostSample is one interval's view of the host plimsoll runs on (and, for a local cluster,
+// the brokers run on). Rates are per second over Interval; fractions are 0..1.
+type HostSample struct {
+	// Errs lists what could not be read this interval (those values are missing).
+	Errs     []string `json:"errs,omitempty"`
+	Interval float64  `json:"interval_s"`
+	Cores    int      `json:"cores"`
+	// CPU is the share of all cores' time by kind, from /proc/stat.
+	CPU CPUSample `json:"cpu"`
+	// RunQueue is the number of runnable tasks at the end of the interval, the probe's own
+	// reading thread not counted (/proc/stat procs_running - 1).
+	RunQueue Num `json:"run_queue"`
+	Load1    Num `json:"load1"`
+	// Pressure is the share of time at least one task stalled waiting for the resource
+	// (Linux PSI "some", /proc/pressure/*); missing on kernels without PSI.
+	CPUPressure    Num `json:"cpu_pressure"`
+	IOPressure     Num `json:"io_pressure"`
+	MemoryPressure Num `json:"memory_pressure"`
+	// Self is plimsoll's own process.
+	Self ProcSample `json:"self"`
+	// Brokers are the local broker JVMs by broker id (Config.BrokerPIDs).
+	Brokers map[int32]ProcSample `json:"brokers,omitempty"`
+	Net     []IfaceSample        `json:"net,omitempty"`
+	TCP     TCPSample            `json:"tcp"`
+	Disks   []DiskSample         `json:"disks,omitempty"`
+	Memory  MemorySample         `json:"memory"`
+}
+
+// CPUSample splits the host's CPU time; Busy is everything but Idle and IOWait.
+type CPUSample struct {
+	User   Num `json:"user"`   // user + nice
+	System Num `json:"system"` // system + irq + softirq
+	IOWait Num `json:"iowait"`
+	Steal  Num `json:"steal"` // taken by the hypervisor for other guests
+	Idle   Num `json:"idle"`
+	Busy   Num `json:"busy"`
+}
+
+// ProcSample is one process's use of the host.
+type ProcSample struct {
+	PID int `json:"pid"`
+	// CPU is CPU seconds per second (utime+stime): 1.0 is one core fully busy.
+	CPU Num `json:"cpu_cores"`
+	// State is the proc(5) state letter: R running, S sleeping, D disk wait, T stopped (SIGSTOP),
+	// Z zombie; "" when the process is gone.
+	State   string `json:"state"`
+	RSS     Num    `json:"rss_bytes"`
+	Threads int    `json:"threads"`
+	// RunQueueWait is thread-seconds per second spent runnable but waiting for a CPU, summed over
+	// the process's threads (/proc/PID/task/*/schedstat). Measured for plimsoll only.
+	RunQueueWait Num `json:"runq_wait"`
+	// SchedLatencyP99 is the 99th percentile, over this interval, of the time goroutines waited
+	// to be scheduled (Go runtime metric /sched/latencies:seconds), in seconds. plimsoll only.
+	SchedLatencyP99 Num    `json:"sched_latency_p99_s"`
+	Err             string `json:"err,omitempty"`
+}
+
+// IfaceSample is one network interface's traffic, per second.
+type IfaceSample struct {
+	Name      string `json:"name"`
+	RxBytes   Num    `json:"rx_bytes"`
+	TxBytes   Num    `json:"tx_bytes"`
+	RxPackets Num    `json:"rx_packets"`
+	TxPackets Num    `json:"tx_packets"`
+	RxDrops   Num    `json:"rx_drops"`
+	TxDrops   Num    `json:"tx_drops"`
+	RxErrs    Num    `json:"rx_errs"`
+	TxErrs    Num    `json:"tx_errs"`
+}
+
+// TCPSample is the host's TCP segments per second (/proc/net/snmp).
+type TCPSample struct {
+	OutSegs     Num `json:"out_segs"`
+	RetransSegs Num `json:"retrans_segs"`
+	InErrs      Num `json:"in_errs"`
+}
+
+// DiskSample is one block device (whole disks only, never-used devices left out).
+type DiskSample struct {
+	Name       string `json:"name"`
+	ReadBytes  Num    `json:"read_bytes"`
+	WriteBytes Num    `json:"write_bytes"`
+	ReadIOs    Num    `json:"read_ios"`
+	WriteIOs   Num    `json:"write_ios"`
+	// Util is the share of the interval with at least one request in flight (io_ticks).
+	Util Num `json:"util"`
+	// Queue is the average number of requests in flight (weighted time in queue / interval).
+	Queue Num `json:"queue"`
+}
+
+// MemorySample is /proc/meminfo at the end of the interval, in bytes.
+type MemorySample struct {
+	Total     Num `json:"total"`
+	Available Num `json:"available"`
+	Cached    Num `json:"cached"` // page cache
+	Dirty     Num `json:"dirty"`  // written, not yet on disk
+	Writeback Num `json:"writeback"`
+}
+
+// hostReader reads the host's counters from a proc tree (the real /proc, or testdata).
+type hostReader struct {
+	root    string // "/proc"
+	selfPID int
+	brokers map[int32]int
+	sched   func() schedHist // Go scheduler latency histogram; nil in tests
+}
+
+// hostReading is one cumulative reading; two of them make a HostSample.
+type hostReading struct {
+	at      time.Time
+	errs    []string
+	stat    *statFile
+	load    *loadAvg
+	psi     [3]*uint64 // cpu, io, memory
+	selfPID int
+	pids    map[int32]int // broker id -> pid
+	self    *pidStat
+	selfErr string
+	wait    map[int]uint64 // plimsoll's threads: tid -> run-queue wait ns
+	sched   schedHist
+	brokers map[int32]*pidStat
+	brErr   map[int32]string
+	net     []ifCounters
+	tcp     *tcpCounters
+	disks   []diskCounters
+	mem     *memInfo
+}
+
+func (h *hostReader) read(at time.Time) *hostReading {
+	r := &hostReading{at: at, brokers: map[int32]*pidStat{}, brErr: map[int32]string{}, selfPID: h.selfPID, pids: h.brokers}
+	fail := func(err error) { r.errs = append(r.errs, err.Error()) }
+	if b, err := h.file("stat"); err != nil {
+		fail(err)
+	} else if s, err := parseStat(b); err != nil {
+		fail(err)
+	} else {
+		r.stat = &s
+	}
+	if b, err := h.file("loadavg"); err != nil {
+		fail(err)
+	} else if l, err := parseLoadavg(b); err != nil {
+		fail(err)
+	} else {
+		r.load = &l
+	}
+	for i, res := range []string{"cpu", "io", "memory"} {
+		b, err := h.file("pressure/" + res)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // kernel without PSI: not an error, just missing
+		}
+		if err == nil {
+			var v uint64
+			if v, err = parsePressure(b); err == nil {
+				r.psi[i] = &v
+				continue
+			}
+		}
+		fail(err)
+	}
+	if p, err := h.pid(h.selfPID); err != nil {
+		r.selfErr = err.Error()
+	} else {
+		r.self = &p
+	}
+	r.wait = h.taskWaits(h.selfPID)
+	if h.sched != nil {
+		r.sched = h.sched()
+	}
+	for id, pid := range h.brokers {
+		if p, err := h.pid(pid); err != nil {
+			r.brErr[id] = err.Error()
+		} else {
+			r.brokers[id] = &p
+		}
+	}
+	if b, err := h.file("net/dev"); err != nil {
+		fail(err)
+	} else if n, err := parseNetDev(b); err != nil {
+		fail(err)
+	} else {
+		r.net = n
+	}
+	if b, err := h.file("net/snmp"); err != nil {
+		fail(err)
+	} else if t, err := parseSNMP(b); err != nil {
+		fail(err)
+	} else {
+		r.tcp = &t
+	}
+	if b, err := h.file("diskstats"); err != nil {
+		fail(err)
+	} else if d, err := parseDiskstats(b); err != nil {
+		fail(err)
+	} else {
+		r.disks = wholeDisks(d)
+	}
+	if b, err := h.file("meminfo"); err != nil {
+		fail(err)
+	} else if m, err := parseMeminfo(b); err != nil {
+		fail(err)
+	} else {
+		r.mem = &m
+	}
+	return r
+}
+
+func (h *hostReader) file(name string) ([]byte, error) {
+	return os.ReadFile(filepath.Join(h.root, name))
+}
+
+func (h *hostReader) pid(pid int) (pidStat, error) {
+	b, err := h.file(strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return pidStat{}, fmt.Errorf("process %d: %w", pid, err)
+	}
+	return parsePIDStat(b)
+}
+
+// taskWaits reads the run-queue wait of each thread of pid; threads come and go, so the
+// difference is taken per thread id.
+func (h *hostReader) taskWaits(pid int) map[int]uint64 {
+	dir := filepath.Join(h.root, strconv.Itoa(pid), "task")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	w := make(map[int]uint64, len(ents))
+	for _, e := range ents {
+		tid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name(), "schedstat"))
+		if err != nil {
+			continue // the thread exited, or schedstats are off
+		}
+		if v, err := parseSchedstat(b); err == nil {
+			w[tid] = v
+		}
+	}
+	return w
+}
+
+// wholeDisks drops partitions (their I/O is already in the disk's line) and devices that have
+// never done any I/O (unused loop and ram devices).
+func wholeDisks(ds []diskCounters) []diskCounters {
+	names := make(map[string]bool, len(ds))
+	for _, d := range ds {
+		names[d.name] = true
+	}
+	out := ds[:0]
+	for _, d := range ds {
+		if d.zero() || isPartition(d.name, names) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// isPartition reports whether name is another listed device's name followed by a partition
+// number: sda1 of sda, nvme0n1p2 of nvme0n1, mmcblk0p1 of mmcblk0.
+func isPartition(name string, names map[string]bool) bool {
+	i := len(name)
+	for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
+		i--
+	}
+	if i == len(name) || i == 0 {
+		return false
+	}
+	base := name[:i]
+	if names[base] {
+		return true
+	}
+	return strings.HasSuffix(base, "p") && names[base[:len(base)-1]]
+}
+
+// diffHost turns two readings into the interval's sample.
+func diffHost(prev, cur *hostReading) *HostSample {
+	dt := cur.at.Sub(prev.at).Seconds()
+	s := &HostSample{Errs: cur.errs, Interval: dt, RunQueue: Missing, Load1: Missing,
+		CPUPressure: Missing, IOPressure: Missing, MemoryPressure: Missing}
+	s.CPU = CPUSample{Missing, Missing, Missing, Missing, Missing, Missing}
+	if cur.stat != nil {
+		s.Cores = cur.stat.cores
+		s.RunQueue = Num(max(0, cur.stat.procsRunning-1))
+	}
+	if prev.stat != nil && cur.stat != nil {
+		s.CPU = cpuShares(prev.stat.cpu, cur.stat.cpu)
+	}
+	if cur.load != nil {
+		s.Load1 = Num(cur.load.load1)
+	}
+	for i, dst := range []*Num{&s.CPUPressure, &s.IOPressure, &s.MemoryPressure} {
+		if prev.psi[i] != nil && cur.psi[i] != nil {
+			*dst = clamp01(urate(*prev.psi[i], *cur.psi[i], dt) / 1e6)
+		}
+	}
+	s.Self = procSample(prev.self, cur.self, cur.selfErr, dt)
+	s.Self.PID = cur.selfPID
+	s.Self.RunQueueWait = waitRate(prev.wait, cur.wait, dt)
+	s.Self.SchedLatencyP99 = cur.sched.sub(prev.sched).quantile(0.99)
+	if len(cur.brokers)+len(cur.brErr) > 0 {
+		s.Brokers = make(map[int32]ProcSample, len(cur.brokers)+len(cur.brErr))
+		for id, p := range cur.brokers {
+			s.Brokers[id] = procSample(prev.brokers[id], p, "", dt)
+		}
+		for id, e := range cur.brErr {
+			s.Brokers[id] = procSample(nil, nil, e, dt)
+		}
+		for id, b := range s.Brokers {
+			b.PID = cur.pids[id]
+			s.Brokers[id] = b
+		}
+	}
+	s.Net = diffNet(prev.net, cur.net, dt)
+	s.TCP = TCPSample{Missing, Missing, Missing}
+	if prev.tcp != nil && cur.tcp != nil {
+		s.TCP = TCPSample{
+			OutSegs:     urate(prev.tcp.outSegs, cur.tcp.outSegs, dt),
+			RetransSegs: urate(prev.tcp.retransSegs, cur.tcp.retransSegs, dt),
+			InErrs:      urate(prev.tcp.inErrs, cur.tcp.inErrs, dt),
+		}
+	}
+	s.Disks = diffDisks(prev.disks, cur.disks, dt)
+	s.Memory = MemorySample{Missing, Missing, Missing, Missing, Missing}
+	if m := cur.mem; m != nil {
+		s.Memory = MemorySample{Num(m.total), Num(m.available), Num(m.cached), Num(m.dirty), Num(m.writeback)}
+	}
+	return s
+}
+
+func cpuShares(p, c cpuTimes) CPUSample {
+	if c.total() <= p.total() {
+		return CPUSample{Missing, Missing, Missing, Missing, Missing, Missing}
+	}
+	tot := float64(c.total() - p.total())
+	d := func(a, b uint64) Num {
+		if b < a {
+			return Missing
+		}
+		return Num(float64(b-a) / tot)
+	}
+	s := CPUSample{
+		User:   d(p.user+p.nice, c.user+c.nice),
+		System: d(p.system+p.irq+p.softirq, c.system+c.irq+c.softirq),
+		IOWait: d(p.iowait, c.iowait),
+		Steal:  d(p.steal, c.steal),
+		Idle:   d(p.idle, c.idle),
+	}
+	s.Busy = Missing
+	if s.Idle.OK() && s.IOWait.OK() {
+		s.Busy = clamp01(1 - s.Idle - s.IOWait)
+	}
+	return s
+}
+
+func procSample(prev, cur *pidStat, errText string, dt float64) ProcSample {
+	s := ProcSample{CPU: Missing, RSS: Missing, RunQueueWait: Missing, SchedLatencyP99: Missing, Err: errText}
+	if cur == nil {
+		return s
+	}
+	s.State = string(cur.state)
+	s.Threads = cur.threads
+	s.RSS = Num(cur.rssPages * int64(os.Getpagesize()))
+	// A different start time is a different process behind a reused pid (a restarted broker).
+	if prev != nil && prev.starttime == cur.starttime {
+		s.CPU = urate(prev.utime+prev.stime, cur.utime+cur.stime, dt) / clockTicks
+	}
+	return s
+}
+
+func waitRate(prev, cur map[int]uint64, dt float64) Num {
+	if prev == nil || cur == nil || dt <= 0 {
+		return Missing
+	}
+	var ns uint64
+	for tid, w := range cur {
+		if p, ok := prev[tid]; ok && w >= p {
+			ns += w - p
+		}
+	}
+	return Num(float64(ns) / 1e9 / dt)
+}
+
+func diffNet(prev, cur []ifCounters, dt float64) []IfaceSample {
+	var out []IfaceSample
+	for _, c := range cur {
+		if c.zero() {
+			continue
+		}
+		var p *ifCounters
+		for i := range prev {
+			if prev[i].name == c.name {
+				p = &prev[i]
+			}
+		}
+		if p == nil {
+			continue // a new interface: rates from the next interval on
+		}
+		out = append(out, IfaceSample{
+			Name:    c.name,
+			RxBytes: urate(p.rxBytes, c.rxBytes, dt), TxBytes: urate(p.txBytes, c.txBytes, dt),
+			RxPackets: urate(p.rxPackets, c.rxPackets, dt), TxPackets: urate(p.txPackets, c.txPackets, dt),
+			RxDrops: urate(p.rxDrop, c.rxDrop, dt), TxDrops: urate(p.txDrop, c.txDrop, dt),
+			RxErrs: urate(p.rxErrs, c.rxErrs, dt), TxErrs: urate(p.txErrs, c.txErrs, dt),
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func diffDisks(prev, cur []diskCounters, dt float64) []DiskSample {
+	var out []DiskSample
+	for _, c := range cur {
+		var p *diskCounters
+		for i := range prev {
+			if prev[i].name == c.name {
+				p = &prev[i]
+			}
+		}
+		if p == nil {
+			continue
+		}
+		out = append(out, DiskSample{
+			Name:       c.name,
+			ReadBytes:  urate(p.sectorsRead, c.sectorsRead, dt) * sectorBytes,
+			WriteBytes: urate(p.sectorsWritten, c.sectorsWritten, dt) * sectorBytes,
+			ReadIOs:    urate(p.reads, c.reads, dt),
+			WriteIOs:   urate(p.writes, c.writes, dt),
+			Util:       clamp01(urate(p.ioTicksMs, c.ioTicksMs, dt) / 1000),
+			Queue:      urate(p.weightedMs, c.weightedMs, dt) / 1000,
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
