@@ -37,5 +37,10 @@ lint:
 demo: build
 	./scripts/demo.sh "$(BIN)" "$(DEMO_DIR)" "$(REPORT)"
 
+## bench-loadgen: plimsoll's generator vs kafka-producer-perf-test, side by side, as ratios.
+bench-loadgen: build
+	$(GO) run ./tools/benchloadgen -plimsoll $(BIN)
+	$(GO) test -run XXX -bench . -benchmem ./loadgen
+
 clean:
 	rm -rf bin $(DEMO_DIR) $(REPORT)

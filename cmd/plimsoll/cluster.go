@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -58,6 +59,7 @@ func newClusterUpCmd(dir *string) *cobra.Command {
 	var o localkafka.Options
 	var timeout time.Duration
 	var nic string
+	var extra []string
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Start a local Kafka cluster and wait until every broker is registered",
@@ -72,6 +74,16 @@ func newClusterUpCmd(dir *string) *cobra.Command {
 					return usageErrf("--nic %q: give a positive rate per direction, e.g. 16Mbit/s or 1Gbit/s", nic)
 				}
 				o.NIC = r
+			}
+			for _, kv := range extra {
+				k, v, ok := strings.Cut(kv, "=")
+				if !ok || k == "" {
+					return usageErrf("--broker-config %q: give key=value, e.g. replica.lag.time.max.ms=10000", kv)
+				}
+				if o.ExtraConfig == nil {
+					o.ExtraConfig = map[string]string{}
+				}
+				o.ExtraConfig[strings.TrimSpace(k)] = strings.TrimSpace(v)
 			}
 			if err := o.Validate(); err != nil {
 				return usageErr(err)
@@ -93,6 +105,7 @@ func newClusterUpCmd(dir *string) *cobra.Command {
 	f.StringVar(&o.Heap, "heap", "1g", "JVM heap of each broker (-Xms/-Xmx), e.g. 512m, 1g")
 	f.DurationVar(&timeout, "timeout", 3*time.Minute, "how long to wait for every broker to register")
 	f.StringVar(&nic, "nic", "", "emulate a NIC of this rate per direction for each broker, e.g. 16Mbit/s (network namespaces; needs root, ip, tc)")
+	f.StringArrayVar(&extra, "broker-config", nil, "set a server.properties entry on every broker, key=value (repeatable)")
 	f.StringVar(&o.Subnet, "subnet", localkafka.DefaultSubnet, "IPv4 /24 for the emulated NICs (the next /24 carries metrics, unshaped)")
 	return cmd
 }

@@ -26,7 +26,7 @@ const modelSchema = "plimsoll.model/v1"
 func init() { subcommands = append(subcommands, newModelCmd) }
 
 func newModelCmd() *cobra.Command {
-	var file string
+	var file, against string
 	var asJSON, explain bool
 	cmd := &cobra.Command{
 		Use:   "model",
@@ -42,9 +42,13 @@ MiB = 2^20 B, Mbit = 10^6 bits. The model and its assumptions are in docs/model.
   plimsoll model --brokers 3 --replication-factor 3 --messages-per-sec 1.5M --message-size 100 --record-format v1 --json
   plimsoll model --brokers 5 --brokers-down 20% --broker-limit 60MB/s
   plimsoll model --messages-per-sec 1M --consumer-latency 10ms
-  plimsoll model --file cluster.yaml --produce 500MB/s     # flags override the file`,
+  plimsoll model --file cluster.yaml --produce 500MB/s     # flags override the file
+  plimsoll model --against results/run1                    # model vs what a plimsoll run measured`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if against != "" {
+				return runAgainst(cmd, against, asJSON)
+			}
 			return runModel(cmd, file, asJSON, explain)
 		},
 	}
@@ -53,6 +57,7 @@ MiB = 2^20 B, Mbit = 10^6 bits. The model and its assumptions are in docs/model.
 	f.StringVarP(&file, "file", "f", "", "read inputs from a YAML `FILE` whose keys are these flag names; flags override it")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON (schema "+modelSchema+", see docs/model.md)")
 	f.BoolVar(&explain, "explain", false, "show the formula behind each figure")
+	f.StringVar(&against, "against", "", "compare the model with a run's measured per-broker traffic: a `DIR` written by plimsoll run --out")
 	for _, k := range input.Keys {
 		f.Var(&inputFlag{key: k.Name, arg: k.Arg, value: k.Default}, k.Name, k.Usage)
 	}

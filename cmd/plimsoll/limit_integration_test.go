@@ -1,0 +1,117 @@
+//go:build integration
+
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestLimitSearchAndResume runs a short search with the real binary, kills it after its first
+// finished trial, resumes it, and checks the boundary and the report.
+func TestLimitSearchAndResume(t *testing.T) {
+	up(t)
+	bin, err := filepath.Abs("../../bin/plimsoll")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("%s not built (make test builds it): %v", bin, err)
+	}
+	out := t.TempDir()
+	args := []string{"limit", "--cluster-dir", clusterDir, "--message-sizes", "100,1000,10000", "--tolerance", "0.3",
+		"--trial-duration", "6s", "--warmup", "3s", "--out", out, "--drain-timeout", "10s"}
+
+	// First run: killed once a trial has been stored.
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(out, "results.jsonl")
+	deadline := time.Now().Add(3 * time.Minute)
+	for trialsIn(store) < 1 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no trial stored within 3 minutes")
+		}
+		time.Sleep(time.Second)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	before := trialsIn(store)
+
+	// Resume to the end.
+	res := exec.Command(bin, append(args, "--resume")...)
+	stdoutB, err := res.Output()
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, stdoutB)
+	}
+	type point struct {
+		Size       int     `json:"size"`
+		Safe       float64 `json:"safe_rate"`
+		SafeBytes  float64 `json:"safe_bytes_per_sec"`
+		Bottleneck string  `json:"bottleneck"`
+		Trials     int     `json:"trials"`
+	}
+	var points []point
+	f, _ := os.Open(store)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var rec struct {
+			Kind string          `json:"kind"`
+			Data json.RawMessage `json:"data"`
+		}
+		json.Unmarshal(sc.Bytes(), &rec)
+		if rec.Kind == "boundary" {
+			var p point
+			json.Unmarshal(rec.Data, &p)
+			points = append(points, p)
+		}
+	}
+	if len(points) != 3 {
+		t.Fatalf("%d boundary points, want 3:\n%s", len(points), stdoutB)
+	}
+	for i, p := range points {
+		if p.Safe <= 0 || p.Bottleneck == "" {
+			t.Errorf("point %+v: no safe rate or no bottleneck", p)
+		}
+		if i > 0 && p.SafeBytes < points[i-1].SafeBytes {
+			t.Errorf("safe MB/s fell from %.0f B/s at %d B to %.0f at %d B", points[i-1].SafeBytes, points[i-1].Size, p.SafeBytes, p.Size)
+		}
+	}
+	html, err := os.ReadFile(filepath.Join(out, "index.html"))
+	if err != nil || !strings.Contains(string(html), "<svg") {
+		t.Errorf("index.html missing or without charts: %v", err)
+	}
+	if trialsIn(store) <= before {
+		t.Errorf("resume added no trials (%d before, %d after)", before, trialsIn(store))
+	}
+	// Trials reused on resume count in their point but are not stored twice: the store holds
+	// exactly the trials the boundary used, unless the killed trial was in flight (never stored).
+	used := 0
+	for _, p := range points {
+		used += p.Trials
+	}
+	if stored := trialsIn(store); stored != used {
+		t.Errorf("the store holds %d trials but the points used %d: finished trials were re-run or lost", stored, used)
+	}
+}
+
+// trialsIn counts the finished trials in a results file.
+func trialsIn(path string) int {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(data), `"kind":"trial"`)
+}

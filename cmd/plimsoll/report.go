@@ -1,0 +1,48 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/plimsoll/plimsoll/report"
+	"github.com/spf13/cobra"
+)
+
+func init() { subcommands = append(subcommands, newReportCmd) }
+
+func newReportCmd() *cobra.Command {
+	var text bool
+	cmd := &cobra.Command{
+		Use:   "report DIR",
+		Short: "Render a limit search's results as a self-contained HTML report (and PNG chart)",
+		Long: `report reads DIR/results.jsonl, written by plimsoll limit, and writes DIR/index.html (charts of
+the boundary in msgs/s and MB/s against message size with the model's prediction, every trial
+with its verdict, the USE table at each boundary point, latency percentiles), DIR/boundary.png
+and DIR/data.json. The HTML needs no network to view.`,
+		Example: "  plimsoll report plimsoll-limit\n  plimsoll report --text lim1",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := args[0]
+			store := filepath.Join(dir, "results.jsonl")
+			if _, err := os.Stat(store); errors.Is(err, os.ErrNotExist) {
+				return usageErrf("%s not found: give a directory written by plimsoll limit --out", store)
+			}
+			data, err := reportFromStore(store)
+			if err != nil {
+				return err
+			}
+			if text {
+				return report.Text(cmd.OutOrStdout(), data)
+			}
+			if err := report.WriteDir(dir, data); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", filepath.Join(dir, "index.html"))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&text, "text", false, "print the report as text instead")
+	return cmd
+}

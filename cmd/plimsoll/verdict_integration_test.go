@@ -1,0 +1,171 @@
+//go:build integration
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// verdictOf reads the verdict of a run written to dir.
+func verdictOf(t *testing.T, dir string) (state, bottleneck string, criteria []string, text string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Verdict struct {
+			State      string `json:"state"`
+			Bottleneck string `json:"bottleneck"`
+			Reasons    []struct {
+				Criterion string `json:"criterion"`
+				Text      string `json:"text"`
+			} `json:"reasons"`
+		} `json:"verdict"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range r.Verdict.Reasons {
+		criteria = append(criteria, x.Criterion)
+		text += x.Criterion + ": " + x.Text + "\n"
+	}
+	return r.Verdict.State, r.Verdict.Bottleneck, criteria, text
+}
+
+func TestVerdictLowRateOK(t *testing.T) {
+	up(t)
+	out := t.TempDir()
+	_, stderr, code := plimsoll(t, "run", "--cluster-dir", clusterDir, "--rate", "300", "--message-size", "1000",
+		"--duration", "15s", "--warmup", "5s", "--out", out)
+	state, _, _, why := verdictOf(t, out)
+	if code != 0 || state != "ok" {
+		t.Errorf("a low rate: exit %d, verdict %s\n%s%s", code, state, why, stderr)
+	}
+}
+
+func TestVerdictFarAboveCapacity(t *testing.T) {
+	up(t)
+	out := t.TempDir()
+	_, stderr, code := plimsoll(t, "run", "--cluster-dir", clusterDir, "--rate", "200000", "--message-size", "1000",
+		"--producers", "2", "--duration", "15s", "--warmup", "5s", "--out", out, "--drain-timeout", "10s")
+	state, bottleneck, _, why := verdictOf(t, out)
+	if code != ExitOverloaded || state != "overloaded" {
+		t.Fatalf("200 MB/s on a 2-core host: exit %d, verdict %s\n%s%s", code, state, why, stderr)
+	}
+	named := false
+	for _, r := range []string{"cpu", "network", "request handlers", "disk", "memory"} {
+		named = named || strings.Contains(bottleneck, r)
+	}
+	if !named {
+		t.Errorf("bottleneck %q names no resource", bottleneck)
+	}
+}
+
+func TestVerdictPausedFollower(t *testing.T) {
+	c := up(t)
+	out := t.TempDir()
+	victim := c.Brokers[2].ID
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(4 * time.Second) // into the warm-up, after topic creation
+		if err := c.Pause(victim); err != nil {
+			t.Error(err)
+			return
+		}
+		time.Sleep(30 * time.Second)
+		if err := c.Resume(victim); err != nil {
+			t.Error(err)
+		}
+	}()
+	_, stderr, code := plimsoll(t, "run", "--cluster-dir", clusterDir, "--rate", "300", "--message-size", "1000",
+		"--duration", "25s", "--warmup", "5s", "--out", out, "--drain-timeout", "10s")
+	<-done
+	state, _, criteria, why := verdictOf(t, out)
+	isr := false
+	for _, c := range criteria {
+		isr = isr || c == "isr"
+	}
+	if state != "overloaded" || !isr || code != ExitOverloaded {
+		t.Errorf("paused follower: exit %d, verdict %s, want an isr reason\n%s%s", code, state, why, stderr)
+	}
+	// Let the follower rejoin before other tests run.
+	time.Sleep(10 * time.Second)
+}
+
+func TestVerdictClientBound(t *testing.T) {
+	up(t)
+	out := t.TempDir()
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	_, stderr, code := plimsoll(t, "run", "--cluster-dir", clusterDir, "--rate", "400000", "--message-size", "100",
+		"--producers", "1", "--replication-factor", "1", "--consumer-groups", "0", "--producer-prop", "acks=0",
+		"--duration", "10s", "--warmup", "3s", "--out", out, "--drain-timeout", "5s")
+	state, _, criteria, why := verdictOf(t, out)
+	client := false
+	for _, c := range criteria {
+		client = client || c == "client-bound"
+	}
+	if state != "invalid" || !client || code != ExitInvalid {
+		t.Errorf("starved generator: exit %d, verdict %s, want invalid client-bound\n%s%s", code, state, why, stderr)
+	}
+}
+
+// TestModelAgainstMeasured checks the traffic algebra on the real cluster: per-broker network in
+// and out from Kafka's own metrics against plimsoll model, for replication factors 1-3 and 0 or
+// 2 consumer groups.
+func TestModelAgainstMeasured(t *testing.T) {
+	up(t)
+	for _, rf := range []string{"1", "2", "3"} {
+		for _, groups := range []string{"0", "2"} {
+			t.Run("rf"+rf+"-groups"+groups, func(t *testing.T) {
+				out := t.TempDir()
+				_, stderr, code := plimsoll(t, "run", "--cluster-dir", clusterDir, "--rate", "1500", "--message-size", "1000",
+					"--replication-factor", rf, "--consumer-groups", groups, "--duration", "12s", "--warmup", "4s",
+					"--out", out, "--slo-p99-ms", "0", "--drain-timeout", "10s")
+				if code != 0 && code != ExitOverloaded && code != ExitInvalid {
+					t.Fatalf("run: exit %d\n%s", code, stderr)
+				}
+				stdout, stderr, code := plimsoll(t, "model", "--against", out, "--json")
+				if code != 0 {
+					t.Fatalf("model --against: exit %d\n%s", code, stderr)
+				}
+				var rep struct {
+					Brokers   int     `json:"brokers"`
+					RF        int     `json:"replication_factor"`
+					Groups    int     `json:"consumer_groups"`
+					MaxError  float64 `json:"max_error"`
+					PerBroker []struct {
+						Broker int32   `json:"broker"`
+						In     float64 `json:"in_error"`
+						Out    float64 `json:"out_error"`
+					} `json:"per_broker"`
+				}
+				if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+					t.Fatalf("%v\n%s", err, stdout)
+				}
+				if rep.Brokers != 3 || rep.RF != atoi(rf) || rep.Groups != atoi(groups) {
+					t.Errorf("compared shape %+v", rep)
+				}
+				if rep.MaxError > 0.10 {
+					t.Errorf("model and measurement differ by %.1f%% (> 10%%): %s", 100*rep.MaxError, stdout)
+				}
+			})
+		}
+	}
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = 10*n + int(c-'0')
+	}
+	return n
+}

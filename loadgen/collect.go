@@ -1,0 +1,207 @@
+package loadgen
+
+import (
+	"runtime"
+	"sort"
+	"syscall"
+	"time"
+)
+
+// collector drains the workers' interval histograms once a second into the run's totals and
+// the timeline. Workers record into per-phase histograms under their own locks; the collector
+// takes each lock briefly, merges, and resets, so the hot paths never wait on it for long.
+type collector struct {
+	run      *runState
+	prods    []*producer
+	cons     []*consumer
+	groups   []*group
+	msgBytes int
+	target   float64
+	base     int64 // clock time of the producers' start; timeline t counts from it
+
+	// measured-window totals
+	pub, e2e, sched, ack *Hist
+	// this second's histograms, all phases
+	sPub, sE2e, sSched *Hist
+
+	last      counters
+	timeline  []Second
+	intervals []interval
+	maxFlight int64
+}
+
+// counters are cumulative counts read at an instant.
+type counters struct {
+	t                             int64 // clock
+	sent, acked, consumed, failed int64
+	errs                          int64
+	fullWaits, fullNs             int64
+	cpu                           float64 // process CPU seconds
+}
+
+func newCollector(run *runState, prods []*producer, cons []*consumer, groups []*group, msgBytes int, target float64, base int64) *collector {
+	c := &collector{run: run, prods: prods, cons: cons, groups: groups, msgBytes: msgBytes, target: target, base: base,
+		pub: NewHist(), e2e: NewHist(), sched: NewHist(), ack: NewHist(),
+		sPub: NewHist(), sE2e: NewHist(), sSched: NewHist()}
+	c.last = c.read(base)
+	return c
+}
+
+// read takes the cumulative counters.
+func (c *collector) read(now int64) counters {
+	k := counters{t: now, cpu: processCPU()}
+	for _, p := range c.prods {
+		k.sent += p.sentAll.Load()
+		k.acked += p.ackedAll.Load()
+		k.fullWaits += p.fullWaits.Load()
+		k.fullNs += p.fullNs.Load()
+		p.mu.Lock()
+		k.failed += p.failed[0] + p.failed[1]
+		k.errs += p.errs.n
+		p.mu.Unlock()
+	}
+	for _, cn := range c.cons {
+		k.consumed += cn.consumedAll.Load()
+		cn.mu.Lock()
+		k.errs += cn.fetchErrs.n
+		cn.mu.Unlock()
+	}
+	return k
+}
+
+// drainHists moves every worker's interval histograms into this second's and (measured phase)
+// the totals.
+func (c *collector) drainHists() {
+	move := func(sec, total *Hist, hs *[2]*Hist) {
+		for ph, h := range hs {
+			if h.Count() == 0 {
+				continue
+			}
+			if sec != nil {
+				sec.Merge(h)
+			}
+			if ph == phaseMeasured {
+				total.Merge(h)
+			}
+			h.Reset()
+		}
+	}
+	for _, p := range c.prods {
+		p.schedMu.Lock()
+		move(c.sSched, c.sched, &p.sched)
+		p.schedMu.Unlock()
+		p.mu.Lock()
+		move(c.sPub, c.pub, &p.pub)
+		move(nil, c.ack, &p.ackWait)
+		p.mu.Unlock()
+	}
+	for _, cn := range c.cons {
+		cn.mu.Lock()
+		move(c.sE2e, c.e2e, &cn.e2e)
+		cn.mu.Unlock()
+	}
+}
+
+// tick closes the second ending at now and returns its timeline entry.
+func (c *collector) tick(now int64, phase string) Second {
+	c.drainHists()
+	k := c.read(now)
+	dt := float64(now-c.last.t) / 1e9
+	if dt <= 0 {
+		dt = 1
+	}
+	rate := func(a, b int64) float64 { return float64(a-b) / dt }
+	var flight int64
+	for _, p := range c.prods {
+		flight += p.inFlight()
+	}
+	c.maxFlight = max(c.maxFlight, flight)
+	s := Second{
+		T:                   float64(now-c.base) / 1e9,
+		Phase:               phase,
+		TargetMsgsPerSec:    c.target,
+		SentMsgsPerSec:      rate(k.sent, c.last.sent),
+		ProducedMsgsPerSec:  rate(k.acked, c.last.acked),
+		ProducedBytesPerSec: rate(k.acked, c.last.acked) * float64(c.msgBytes),
+		ConsumedMsgsPerSec:  rate(k.consumed, c.last.consumed),
+		Failed:              k.failed - c.last.failed,
+		Errors:              k.errs - c.last.errs,
+		Publish:             secondLatency(c.sPub),
+		EndToEnd:            secondLatency(c.sE2e),
+		ScheduleDelay:       secondLatency(c.sSched),
+		BufferFullMs:        float64(k.fullNs-c.last.fullNs) / 1e6,
+		InFlight:            flight,
+		BacklogMsgs:         c.backlog(k.acked),
+		CPUShare:            (k.cpu - c.last.cpu) / dt / float64(runtime.NumCPU()),
+	}
+	iv := interval{startMs: (c.last.t - c.base) / 1e6, endMs: (now - c.base) / 1e6, tags: intervalTags}
+	for i, h := range []*Hist{c.sPub, c.sE2e, c.sSched} {
+		if h.HDR().TotalCount() > 0 {
+			iv.enc[i], _ = h.HDR().EncodeV2()
+			iv.maxMs[i] = float64(h.MaxNs()) / 1e6
+		}
+		h.Reset()
+	}
+	c.intervals = append(c.intervals, iv)
+	c.timeline = append(c.timeline, s)
+	c.last = k
+	return s
+}
+
+func secondLatency(h *Hist) SecondLatency {
+	return SecondLatency{
+		P50:   float64(h.QuantileMicros(0.5)) / 1000,
+		P99:   float64(h.QuantileMicros(0.99)) / 1000,
+		Max:   float64(h.MaxNs()) / 1e6,
+		Count: h.Count(),
+	}
+}
+
+// backlog is the largest number of acknowledged messages a group has not consumed.
+func (c *collector) backlog(acked int64) int64 {
+	var worst int64
+	for _, g := range c.groups {
+		g.mu.Lock()
+		var seen uint64
+		for i := range g.ledger.seen {
+			seen += g.ledger.seen[i].len()
+		}
+		g.mu.Unlock()
+		worst = max(worst, acked-int64(seen))
+	}
+	return worst
+}
+
+// errorCounts gathers the distinct errors the workers saw.
+func (c *collector) errorCounts() []ErrorCount {
+	agg := map[[2]string]int64{}
+	for _, p := range c.prods {
+		p.mu.Lock()
+		for m, n := range p.errs.kinds {
+			agg[[2]string{"produce", m}] += n
+		}
+		p.mu.Unlock()
+	}
+	for _, cn := range c.cons {
+		cn.mu.Lock()
+		for m, n := range cn.fetchErrs.kinds {
+			agg[[2]string{"fetch", m}] += n
+		}
+		cn.mu.Unlock()
+	}
+	var out []ErrorCount
+	for k, n := range agg {
+		out = append(out, ErrorCount{Source: k[0], Message: k[1], Count: n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Count > out[j].Count })
+	return out
+}
+
+// processCPU returns this process's user + system CPU time in seconds.
+func processCPU() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}

@@ -1,0 +1,135 @@
+package loadgen
+
+import (
+	"context"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// runState is what every producer and consumer of a run shares.
+type runState struct {
+	clock     Clock
+	wallBase  int64 // Unix ns at the clock's zero, for record timestamps
+	seed      uint64
+	producers int
+	tick      int64 // least time a producer sleeps, ns (Options.PacingTick)
+	// measureStart: messages intended at or after it are measured, earlier ones excluded
+	// (warm-up, backlog building). math.MaxInt64 until known.
+	measureStart atomic.Int64
+	// measureEnd: producers schedule nothing at or after it. math.MaxInt64 until known.
+	measureEnd atomic.Int64
+}
+
+func newRunState(clk Clock, wallBase int64, seed uint64, producers int) *runState {
+	s := &runState{clock: clk, wallBase: wallBase, seed: seed, producers: producers}
+	s.measureStart.Store(math.MaxInt64)
+	s.measureEnd.Store(math.MaxInt64)
+	return s
+}
+
+// phase classifies a message by its intended time.
+func (s *runState) phase(intended int64) int {
+	if intended >= s.measureStart.Load() {
+		return phaseMeasured
+	}
+	return phaseExcluded
+}
+
+// group is one consumer group: its members share one ledger.
+type group struct {
+	name     string
+	mu       sync.Mutex
+	ledger   *groupLedger
+	assigned atomic.Int64 // partitions currently assigned across members
+}
+
+// consumer is one member of a group.
+type consumer struct {
+	run       *runState
+	g         *group
+	cl        *kgo.Client
+	partBase  map[string]int // topic -> index of its partition 0 in the dense partition space
+	pollLimit int
+
+	mu          sync.Mutex
+	e2e         [2]*Hist // end-to-end latency (intended -> consumed), by phase; drained by the collector
+	consumedAll atomic.Int64
+	assigned    atomic.Int64 // partitions assigned to this member
+	fetchErrs   errorTally
+}
+
+// assign applies an assignment change of n partitions (negative: revoked or lost).
+func (c *consumer) assign(n int64) {
+	c.assigned.Add(n)
+	c.g.assigned.Add(n)
+}
+
+func newConsumer(run *runState, g *group, partBase map[string]int, pollLimit int) *consumer {
+	return &consumer{run: run, g: g, partBase: partBase, pollLimit: pollLimit, e2e: [2]*Hist{NewHist(), NewHist()}}
+}
+
+// loop polls until the client is closed or ctx is done.
+func (c *consumer) loop(ctx context.Context) {
+	for {
+		var fs kgo.Fetches
+		if c.pollLimit > 0 {
+			fs = c.cl.PollRecords(ctx, c.pollLimit)
+		} else {
+			fs = c.cl.PollFetches(ctx)
+		}
+		if fs.IsClientClosed() || ctx.Err() != nil {
+			return
+		}
+		c.handle(fs, c.run.clock.Now())
+	}
+}
+
+// handle accounts for one poll's records. now is when the poll returned: every record in it
+// was in the application's hands from then. It does not allocate.
+func (c *consumer) handle(fs kgo.Fetches, now int64) {
+	g := c.g
+	g.mu.Lock()
+	c.mu.Lock()
+	var n int64
+	for i := range fs {
+		for ti := range fs[i].Topics {
+			t := &fs[i].Topics[ti]
+			base, ok := c.partBase[t.Topic]
+			for pi := range t.Partitions {
+				p := &t.Partitions[pi]
+				if p.Err != nil {
+					c.fetchErrs.add(p.Err)
+					continue
+				}
+				if !ok {
+					g.ledger.foreign += int64(len(p.Records))
+					continue
+				}
+				c.records(base+int(p.Partition), p.Records, now)
+				n += int64(len(p.Records))
+			}
+		}
+	}
+	c.mu.Unlock()
+	g.mu.Unlock()
+	c.consumedAll.Add(n)
+}
+
+// records is the per-record hot path: decode the stamp, record the end-to-end latency, update
+// the group's ledger. Callers hold g.mu and c.mu.
+func (c *consumer) records(part int, recs []*kgo.Record, now int64) {
+	l := c.g.ledger
+	for _, r := range recs {
+		st, err := DecodeStamp(r.Value)
+		if err != nil {
+			l.foreign++
+			continue
+		}
+		ph := c.run.phase(st.Intended)
+		c.e2e[ph].Record(now - st.Intended)
+		l.observe(part, r.Offset, st, ph)
+	}
+}

@@ -1,0 +1,51 @@
+// Package loadgen executes a workload Spec against a Kafka Target for a window, with real
+// franz-go producers and consumers in one process, and measures it honestly.
+//
+// # Phases
+//
+// Run creates the spec's topics (prefix plimsoll-<run id>-; it refuses to start if any topic
+// already has the prefix, and waits until every partition has a leader), starts the consumer
+// groups and waits until every group has its partitions assigned, then starts the producers.
+// Warm-up comes first and is excluded from every figure; in backlog mode (Spec.BacklogBytes)
+// the consumers are then paused until the backlog is built, and the measured window starts when
+// they resume (OMB's consumerBacklogSizeGB). After the window the producers flush and the
+// consumers drain: up to Options.DrainTimeout for every acknowledged message to be consumed.
+// The topics and groups are deleted afterwards unless Options.KeepTopics.
+//
+// # Measuring
+//
+// Each producer follows a fixed schedule: message i is intended at start + i/rate (Pacer). It
+// wakes, sends every message that is due in one batch, and sleeps until the next one (at least
+// Options.PacingTick). Publish and end-to-end latency are measured from the intended time, so a
+// message sent late still counts the wait (no coordinated omission); the lateness itself is the
+// schedule delay, reported on its own. The stamp in the first 24 bytes of every payload
+// (producer id, sequence, intended time) lets the consumers, in the same process and on the same
+// monotonic clock, compute end-to-end latency without clock skew.
+//
+// Latencies go into HDR histograms (1 µs to 1 h, 3 significant digits) that count values
+// beyond the hour as overflow rather than clamping them; per-worker histograms are merged, never
+// their percentiles averaged. A message's phase (excluded or measured) is decided by its intended
+// time, so the warm-up boundary is exact.
+//
+// Whether the generator kept up is part of the result (ClientSignals): messages left unsent,
+// the schedule delay, the time producers waited for buffer space (the cluster acknowledging too
+// slowly) versus the time records waited for acknowledgement, and this process's CPU.
+//
+// # Loss ledger
+//
+// Each consumer group keeps, per producer, the set of sequences it has seen (a bitmap in 64 Ki
+// chunks, released once full, so memory follows the consumers' lag rather than the run's
+// length), the highest sequence per partition per producer and the highest offset per
+// partition. A sequence seen again is duplicated (redelivered if its offset had been read
+// before, i.e. a replay after a rebalance); a first sighting below the highest sequence of its
+// producer on its partition is out of order. After the drain, a sequence acknowledged and never
+// seen is lost if the group read to the end of every partition, otherwise unconsumed. Messages
+// the producer failed are failed, not lost.
+//
+// # Cost
+//
+// The per-message paths allocate nothing: records and their payload buffers are pooled per
+// producer (the pool size is buffer.memory in records, and waiting for a free record is the
+// "buffer full" signal), one promise function per producer returns them, and the consumer
+// decodes the stamp, records the latency and updates the ledger without allocating.
+package loadgen

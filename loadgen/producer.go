@@ -1,0 +1,276 @@
+package loadgen
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// chunkMax is the most messages a producer sends between two clock reads. Every message in a
+// chunk is charged the schedule delay measured at the chunk's start, so the figure is low by
+// at most the time to hand 64 records to the client (tens of µs).
+const chunkMax = 64
+
+// stopGrace is how long after the window closes a producer that fell behind keeps sending the
+// messages it still owes. What is left after it is counted as unsent.
+const stopGrace = time.Second
+
+// producer drives one franz-go client along its Pacer. Its records (and their value buffers)
+// are pooled: a record goes back to the pool when its promise fires, so no payload buffer is
+// shared between in-flight records and nothing is allocated per message once the pool is warm.
+type producer struct {
+	id       uint32
+	run      *runState
+	cl       *kgo.Client
+	topics   []string
+	pacer    Pacer
+	payloads *payloadPool
+	keys     *keySet
+	rng      *rand.PCG
+	payOff   uint64                   // where in the payload pool this producer starts
+	promise  func(*kgo.Record, error) // p.onDone, bound once
+	local    []*kgo.Record            // records taken from the pool, owned by the loop
+
+	// Everything the promise touches, and the pool.
+	mu        sync.Mutex
+	free      []*kgo.Record
+	live      int // records allocated
+	maxLive   int // pool limit: the producer buffer, in records
+	waiting   bool
+	wake      chan struct{}
+	pub       [2]*Hist // publish latency (intended -> ack), by phase; drained by the collector
+	ackWait   [2]*Hist // send call -> ack: time spent waiting on the cluster
+	acked     [2]int64
+	failed    [2]int64
+	failedSeq seqSet
+	errs      errorTally
+
+	// Written by the loop, published under schedMu for the collector.
+	schedMu      sync.Mutex
+	sched        [2]*Hist // schedule delay (send call - intended), by phase
+	sent         [2]int64
+	firstMeasSeq uint64 // first sequence in the measured phase; valid once measSeen
+	measSeen     bool
+	unsent       int64
+
+	// Cumulative, read at any time.
+	ackedAll  atomic.Int64
+	sentAll   atomic.Int64
+	fullWaits atomic.Int64 // times the loop found the buffer full
+	fullNs    atomic.Int64 // time spent waiting for buffer space
+}
+
+func newProducer(id int, run *runState, cl *kgo.Client, topics []string, pacer Pacer, pl *payloadPool, keys *keySet, maxLive int) *producer {
+	p := &producer{
+		id: uint32(id), run: run, cl: cl, topics: topics, pacer: pacer, payloads: pl, keys: keys,
+		rng:     rand.NewPCG(run.seed, uint64(id)),
+		maxLive: max(maxLive, 1),
+		wake:    make(chan struct{}, 1),
+		local:   make([]*kgo.Record, 0, chunkMax),
+	}
+	for i := range 2 {
+		p.pub[i], p.ackWait[i], p.sched[i] = NewHist(), NewHist(), NewHist()
+	}
+	// Each producer walks the whole pool from its own starting point, so consecutive messages
+	// never repeat a payload while the pool lasts.
+	p.payOff = uint64(id) * pl.n / uint64(max(run.producers, 1))
+	p.promise = p.onDone
+	return p
+}
+
+// loop sends messages until the window closes (run.measureEnd) or ctx is done.
+func (p *producer) loop(ctx context.Context) {
+	clk := p.run.clock
+	paced := p.pacer.Rate > 0
+	for ctx.Err() == nil {
+		now := clk.Now()
+		end := p.run.measureEnd.Load()
+		next := p.pacer.Next()
+		due := p.pacer.Due(now, end)
+		if now >= end && (due == next || !paced || now >= end+int64(stopGrace)) {
+			if paced {
+				p.schedMu.Lock()
+				p.unsent = int64(p.pacer.Due(end, end) - p.pacer.Next())
+				p.schedMu.Unlock()
+			}
+			return
+		}
+		if due == next {
+			// Sleep to the next intended time (at least Options.PacingTick). Whatever falls due
+			// meanwhile goes out in one batch on waking, each message charged its delay.
+			clk.SleepUntil(ctx, min(max(p.pacer.NextAt(), now+p.run.tick), end))
+			continue
+		}
+		n := int(min(due-next, chunkMax))
+		ok, waited := p.take(ctx, n)
+		if !ok {
+			return
+		}
+		n = min(n, len(p.local))
+		if waited {
+			now = clk.Now() // the send happens now, after the wait for buffer space
+			if !paced && now >= end {
+				p.giveBack() // an unpaced message is intended when sent: not after the window
+				return
+			}
+		}
+		p.send(ctx, next, n, now, paced)
+	}
+}
+
+// send produces messages next .. next+n-1 from p.local.
+func (p *producer) send(ctx context.Context, next uint64, n int, now int64, paced bool) {
+	p.fill(next, n, now, paced)
+	for range n {
+		r := p.local[len(p.local)-1]
+		p.local = p.local[:len(p.local)-1]
+		p.cl.Produce(ctx, r, p.promise)
+	}
+	p.pacer.Advance(next + uint64(n))
+	p.sentAll.Add(int64(n))
+}
+
+// fill prepares the last n records of p.local (the last one first) as messages next ..
+// next+n-1, charging each the delay from its intended time to now, the chunk's clock reading.
+func (p *producer) fill(next uint64, n int, now int64, paced bool) {
+	wall := p.run.wallBase + now
+	p.schedMu.Lock()
+	for i := range n {
+		seq := next + uint64(i)
+		intended := now
+		if paced {
+			intended = p.pacer.Intended(seq)
+		}
+		ph := p.run.phase(intended)
+		if ph == phaseMeasured && !p.measSeen {
+			p.firstMeasSeq, p.measSeen = seq, true
+		}
+		p.sched[ph].Record(now - intended)
+		p.sent[ph]++
+		r := p.local[len(p.local)-1-i]
+		r.Topic = p.topics[seq%uint64(len(p.topics))]
+		r.Key = p.keys.key(seq, p.rng)
+		copy(r.Value, p.payloads.payload(seq+p.payOff))
+		Stamp{Producer: p.id, Seq: seq, Intended: intended}.Encode(r.Value)
+		r.Timestamp = time.Unix(0, wall) // CreateTime: the send call
+		rc := r.Context.(*recCtx)
+		rc.seq, rc.intended, rc.sent = seq, intended, now
+	}
+	p.schedMu.Unlock()
+}
+
+// take fills p.local with up to n records from the pool, allocating while the pool is below its
+// limit and waiting for a promise to return one when it is at it: that wait is the producer
+// buffer being full. ok is false if ctx ended while waiting; waited says whether it waited.
+func (p *producer) take(ctx context.Context, n int) (ok, waited bool) {
+	for {
+		p.mu.Lock()
+		k := min(len(p.free), n-len(p.local))
+		p.local = append(p.local, p.free[len(p.free)-k:]...)
+		p.free = p.free[:len(p.free)-k]
+		for len(p.local) < n && p.live < p.maxLive {
+			p.local = append(p.local, &kgo.Record{Value: make([]byte, p.payloads.size), Context: &recCtx{Context: ctx}})
+			p.live++
+		}
+		if len(p.local) > 0 {
+			p.mu.Unlock()
+			return true, waited
+		}
+		waited = true
+		p.waiting = true
+		p.mu.Unlock()
+		t0 := p.run.clock.Now()
+		p.fullWaits.Add(1)
+		select {
+		case <-p.wake:
+		case <-ctx.Done():
+			p.fullNs.Add(p.run.clock.Now() - t0)
+			return false, waited
+		}
+		p.fullNs.Add(p.run.clock.Now() - t0)
+	}
+}
+
+// giveBack returns unused records to the pool.
+func (p *producer) giveBack() {
+	p.mu.Lock()
+	p.free = append(p.free, p.local...)
+	p.local = p.local[:0]
+	p.mu.Unlock()
+}
+
+// onDone is the one promise of this producer: it records the outcome and returns the record to
+// the pool. franz-go calls a client's promises one at a time.
+func (p *producer) onDone(r *kgo.Record, err error) {
+	now := p.run.clock.Now()
+	rc := r.Context.(*recCtx)
+	ph := p.run.phase(rc.intended)
+	p.mu.Lock()
+	if err == nil {
+		p.pub[ph].Record(now - rc.intended)
+		p.ackWait[ph].Record(now - rc.sent)
+		p.acked[ph]++
+		p.ackedAll.Add(1)
+	} else {
+		p.failed[ph]++
+		p.failedSeq.add(rc.seq)
+		p.errs.add(err)
+	}
+	p.free = append(p.free, r)
+	if p.waiting {
+		p.waiting = false
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
+	}
+	p.mu.Unlock()
+}
+
+// inFlight is the number of records handed to the client and not yet finished.
+func (p *producer) inFlight() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return int64(p.live - len(p.free))
+}
+
+// recCtx is a pooled record's context: the producer's context plus what the promise needs to
+// account for the record, so it does not re-read the stamp, and the clock time of the send call
+// (franz-go truncates Timestamp to the ms). Allocated once with the record.
+type recCtx struct {
+	context.Context
+	seq            uint64
+	intended, sent int64
+}
+
+// errorTally counts errors by message, keeping a few distinct ones for the report.
+type errorTally struct {
+	n     int64
+	kinds map[string]int64
+}
+
+const maxErrorKinds = 8
+
+func (t *errorTally) add(err error) {
+	t.n++
+	if t.kinds == nil {
+		t.kinds = map[string]int64{}
+	}
+	msg := err.Error()
+	if _, ok := t.kinds[msg]; ok || len(t.kinds) < maxErrorKinds {
+		t.kinds[msg]++
+	}
+}
+
+// awaitIdle waits until every record handed to the client has come back through the promise
+// (after Close, franz-go fails the rest asynchronously), at most d.
+func (p *producer) awaitIdle(d time.Duration) {
+	deadline := time.Now().Add(d)
+	for p.inFlight() > 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+}

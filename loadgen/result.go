@@ -1,0 +1,265 @@
+package loadgen
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/plimsoll/plimsoll/workload"
+)
+
+// Result is what one run measured. Every figure covers the measured window only: warm-up and
+// backlog building are excluded (ExcludedCounts shows them apart), and the drain after the
+// window only completes the accounting of messages intended inside it.
+type Result struct {
+	RunID  string `json:"run_id"`
+	Config Config `json:"config"`
+	Window Window `json:"window"`
+
+	TargetMsgsPerSec    float64 `json:"target_msgs_per_sec"`    // the spec's rate; 0 = as fast as possible
+	SentMsgsPerSec      float64 `json:"sent_msgs_per_sec"`      // handed to the client during the window
+	ProducedMsgsPerSec  float64 `json:"produced_msgs_per_sec"`  // acknowledged during the window
+	ProducedBytesPerSec float64 `json:"produced_bytes_per_sec"` // message value bytes acknowledged
+	ConsumedMsgsPerSec  float64 `json:"consumed_msgs_per_sec"`  // consumed during the window, summed over groups
+	ConsumedBytesPerSec float64 `json:"consumed_bytes_per_sec"`
+
+	Counts         Counts         `json:"counts"`          // messages intended inside the window
+	ExcludedCounts Counts         `json:"excluded_counts"` // messages of warm-up and backlog building
+	Groups         []GroupResult  `json:"groups,omitempty"`
+	Latency        Latency        `json:"latency_ms"`
+	Client         ClientSignals  `json:"client"`
+	Backlog        *BacklogResult `json:"backlog,omitempty"`
+	Errors         []ErrorCount   `json:"errors,omitempty"`
+	Notes          []string       `json:"notes,omitempty"`
+	Interrupted    bool           `json:"interrupted,omitempty"`
+	Timeline       []Second       `json:"timeline"`
+
+	// Histograms are the merged measured-window histograms (microseconds), for HDR logs.
+	Histograms Histograms `json:"-"`
+
+	intervals []interval // per-second encoded histograms for WriteHDRLog
+	startWall time.Time
+}
+
+// Config records everything the figures depend on.
+type Config struct {
+	Spec              workload.Spec     `json:"spec"`
+	ClientProps       EffectiveProps    `json:"client_props"`
+	Bootstrap         []string          `json:"bootstrap"`
+	Brokers           int               `json:"brokers"`
+	Topics            []string          `json:"topics"`
+	Partitions        int               `json:"partitions_per_topic"`
+	ReplicationFactor int               `json:"replication_factor"`
+	TopicConfigs      map[string]string `json:"topic_configs,omitempty"`
+	Groups            []string          `json:"groups,omitempty"`
+	ProducerClients   int               `json:"producer_clients"`
+	ConsumerClients   int               `json:"consumer_clients"`
+	Payload           PayloadInfo       `json:"payload"`
+	KeyBytes          int               `json:"key_bytes"`
+	GoVersion         string            `json:"go_version"`
+	FranzGoVersion    string            `json:"franz_go_version"`
+	GOMAXPROCS        int               `json:"gomaxprocs"`
+	NumCPU            int               `json:"num_cpu"`
+}
+
+// Window gives the phases' lengths as they happened.
+type Window struct {
+	Start           time.Time `json:"start"` // wall clock at the start of the measured window
+	WarmupSeconds   float64   `json:"warmup_seconds"`
+	BacklogSeconds  float64   `json:"backlog_seconds,omitempty"` // building the backlog (consumers paused)
+	MeasuredSeconds float64   `json:"measured_seconds"`
+	DrainSeconds    float64   `json:"drain_seconds"`
+	// DrainComplete: every group consumed every acknowledged message, or read to the end of
+	// every partition, before the drain timeout.
+	DrainComplete bool `json:"drain_complete"`
+}
+
+// Counts are message counts. Consumer-side counts are summed over the groups.
+type Counts struct {
+	Sent   int64 `json:"sent"`   // handed to the client
+	Acked  int64 `json:"acked"`  // acknowledged by the cluster
+	Failed int64 `json:"failed"` // the client gave up (not lost: never acknowledged)
+	// Unsent were scheduled in the window but never sent: the generator fell further behind
+	// than it could catch up on.
+	Unsent   int64 `json:"unsent"`
+	Consumed int64 `json:"consumed"` // records received, repeats included
+	// Lost: acknowledged, yet the group read to the end of every partition without seeing it.
+	Lost int64 `json:"lost"`
+	// Unconsumed: acknowledged and not seen, but the group had not reached the end of the log
+	// when the drain timed out (consumers too slow): not known to be lost.
+	Unconsumed  int64 `json:"unconsumed"`
+	Duplicated  int64 `json:"duplicated"`   // a (producer, sequence) seen again by the same group
+	Redelivered int64 `json:"redelivered"`  // of duplicated: an offset the group had read before
+	OutOfOrder  int64 `json:"out_of_order"` // below the highest sequence already seen on that partition
+}
+
+// GroupResult is one consumer group's ledger over the measured window.
+type GroupResult struct {
+	Name   string `json:"name"`
+	Counts Counts `json:"counts"` // consumer-side fields only
+	// CaughtUp: the group read to the end of every partition during the drain.
+	CaughtUp bool  `json:"caught_up"`
+	Foreign  int64 `json:"foreign,omitempty"` // records without a plimsoll stamp
+}
+
+// Latency holds the measured window's percentiles (ms). Publish and end-to-end latency count
+// from the intended send time, so a message the generator sent late still counts its wait.
+type Latency struct {
+	Publish       Percentiles `json:"publish"`        // intended send time -> acknowledged
+	EndToEnd      Percentiles `json:"end_to_end"`     // intended send time -> consumed
+	ScheduleDelay Percentiles `json:"schedule_delay"` // intended send time -> the send call
+	AckWait       Percentiles `json:"ack_wait"`       // the send call -> acknowledged
+}
+
+// Histograms are merged measured-window histograms.
+type Histograms struct {
+	Publish, EndToEnd, ScheduleDelay, AckWait *Hist
+}
+
+// ClientSignals say whether the generator itself limited the run; the verdict calls such a
+// trial INVALID (client-bound) rather than a broker limit.
+type ClientSignals struct {
+	// BehindSchedule: the generator did not keep to its schedule: messages went unsent, or the
+	// p99 schedule delay exceeded Options.BehindThreshold.
+	BehindSchedule bool `json:"behind_schedule"`
+	// BehindCause: "buffer-full" when the producers mostly waited for buffer space (the cluster
+	// acknowledged too slowly: broker-bound), "client" otherwise (the generator lacked CPU).
+	BehindCause        string  `json:"behind_cause,omitempty"`
+	MaxScheduleDelayMs float64 `json:"max_schedule_delay_ms"`
+	// Producer buffer full: the times producers found every buffered record in flight, and the
+	// time they waited (summed over producers) during the window; the share is of
+	// producers x window.
+	BufferFullWaits   int64   `json:"buffer_full_waits"`
+	BufferFullSeconds float64 `json:"buffer_full_seconds"`
+	BufferFullShare   float64 `json:"buffer_full_share"`
+	// Waiting on acks: the ack-wait percentiles are in Latency; this is the most records
+	// in flight (sent, not yet acknowledged) seen at a one-second sample.
+	MaxInFlight int64 `json:"max_in_flight"`
+	// CPU used by this process (user + system) during the window, its share of the host's
+	// CPUs, and per million messages acknowledged.
+	CPUSeconds    float64 `json:"cpu_seconds"`
+	CPUShare      float64 `json:"cpu_share"`
+	CPUPerMillion float64 `json:"cpu_seconds_per_million"`
+	GCCycles      uint32  `json:"gc_cycles"`
+	GCPauseMs     float64 `json:"gc_pause_ms"`
+}
+
+// BacklogResult describes a backlog run (OMB's consumerBacklogSizeGB).
+type BacklogResult struct {
+	TargetBytes  int64   `json:"target_bytes"`
+	BuiltBytes   int64   `json:"built_bytes"`
+	BuildSeconds float64 `json:"build_seconds"`
+	// DrainSeconds is the time from resuming consumers until the backlog fell to the
+	// drain-ratio level; -1 if that did not happen within the measured window.
+	DrainSeconds float64 `json:"drain_seconds"`
+	Drained      bool    `json:"drained"`
+}
+
+// ErrorCount is one kind of error and how often it occurred.
+type ErrorCount struct {
+	Source  string `json:"source"` // produce or fetch
+	Message string `json:"message"`
+	Count   int64  `json:"count"`
+}
+
+// Second is one second of the run, for the timeline and the live progress line.
+type Second struct {
+	T                   float64       `json:"t"` // seconds since the producers started, at the end of this second
+	Phase               string        `json:"phase"`
+	TargetMsgsPerSec    float64       `json:"target_msgs_per_sec"`
+	SentMsgsPerSec      float64       `json:"sent_msgs_per_sec"`
+	ProducedMsgsPerSec  float64       `json:"produced_msgs_per_sec"`
+	ProducedBytesPerSec float64       `json:"produced_bytes_per_sec"`
+	ConsumedMsgsPerSec  float64       `json:"consumed_msgs_per_sec"`
+	Failed              int64         `json:"failed"`
+	Errors              int64         `json:"errors"` // produce and fetch errors
+	Publish             SecondLatency `json:"publish"`
+	EndToEnd            SecondLatency `json:"end_to_end"`
+	ScheduleDelay       SecondLatency `json:"schedule_delay"`
+	BufferFullMs        float64       `json:"buffer_full_ms"` // summed over producers
+	InFlight            int64         `json:"in_flight"`
+	BacklogMsgs         int64         `json:"backlog_msgs"` // acknowledged, not yet consumed (largest group)
+	CPUShare            float64       `json:"cpu_share"`    // this process's share of the host CPUs
+}
+
+// SecondLatency is a one-second latency summary (ms), all phases included.
+type SecondLatency struct {
+	P50   float64 `json:"p50"`
+	P99   float64 `json:"p99"`
+	Max   float64 `json:"max"`
+	Count int64   `json:"count"`
+}
+
+// interval holds one second's histograms, encoded, for the HDR log.
+type interval struct {
+	startMs, endMs int64 // relative to the producers' start
+	tags           [3]string
+	enc            [3][]byte
+	maxMs          [3]float64
+}
+
+var intervalTags = [3]string{"publish", "end_to_end", "schedule_delay"}
+
+// WriteHDRLog writes the per-second interval histograms (tags publish, end_to_end,
+// schedule_delay) in HdrHistogram's log format, readable by HistogramLogAnalyzer and
+// hdrhistogram-go's log reader. Values are in microseconds; the max column is in ms.
+func (r *Result) WriteHDRLog(w io.Writer) error {
+	lw := hdrhistogram.NewHistogramLogWriter(w)
+	if err := lw.OutputComment(fmt.Sprintf("[plimsoll run %s: one-second interval histograms; values in microseconds, max column in milliseconds]", r.RunID)); err != nil {
+		return err
+	}
+	if err := lw.OutputLogFormatVersion(); err != nil {
+		return err
+	}
+	if err := lw.OutputStartTime(r.startWall.UnixMilli()); err != nil {
+		return err
+	}
+	if err := lw.OutputLegend(); err != nil {
+		return err
+	}
+	for _, iv := range r.intervals {
+		for i, enc := range iv.enc {
+			if enc == nil {
+				continue
+			}
+			if _, err := fmt.Fprintf(w, "Tag=%s,%.3f,%.3f,%.3f,%s\n", iv.tags[i],
+				float64(iv.startMs)/1000, float64(iv.endMs-iv.startMs)/1000, iv.maxMs[i], enc); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+var timelineHeader = []string{"t", "phase", "target_msgs_per_sec", "sent_msgs_per_sec", "produced_msgs_per_sec",
+	"produced_bytes_per_sec", "consumed_msgs_per_sec", "failed", "errors",
+	"publish_p50_ms", "publish_p99_ms", "publish_max_ms",
+	"end_to_end_p50_ms", "end_to_end_p99_ms", "end_to_end_max_ms",
+	"schedule_delay_p50_ms", "schedule_delay_p99_ms", "schedule_delay_max_ms",
+	"buffer_full_ms", "in_flight", "backlog_msgs", "cpu_share"}
+
+// WriteTimelineCSV writes the timeline, one row per second, with a header row.
+func (r *Result) WriteTimelineCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(timelineHeader); err != nil {
+		return err
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	for _, s := range r.Timeline {
+		row := []string{f(s.T), s.Phase, f(s.TargetMsgsPerSec), f(s.SentMsgsPerSec), f(s.ProducedMsgsPerSec),
+			f(s.ProducedBytesPerSec), f(s.ConsumedMsgsPerSec), i(s.Failed), i(s.Errors),
+			f(s.Publish.P50), f(s.Publish.P99), f(s.Publish.Max),
+			f(s.EndToEnd.P50), f(s.EndToEnd.P99), f(s.EndToEnd.Max),
+			f(s.ScheduleDelay.P50), f(s.ScheduleDelay.P99), f(s.ScheduleDelay.Max),
+			f(s.BufferFullMs), i(s.InFlight), i(s.BacklogMsgs), f(s.CPUShare)}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

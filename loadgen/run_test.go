@@ -1,0 +1,314 @@
+package loadgen
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plimsoll/plimsoll/target"
+	"github.com/plimsoll/plimsoll/workload"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// fakeCluster starts an in-process kfake cluster (client logic only, never a figure).
+func fakeCluster(t *testing.T, brokers int) (target.Target, *kadm.Client) {
+	t.Helper()
+	tgt, adm, _ := fakeClusterCtl(t, brokers)
+	return tgt, adm
+}
+
+func fakeClusterCtl(t *testing.T, brokers int) (target.Target, *kadm.Client, *kfake.Cluster) {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(brokers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	tgt := target.Target{Bootstrap: c.ListenAddrs()}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return tgt, kadm.NewClient(cl), c
+}
+
+func smallSpec() workload.Spec {
+	s := workload.Default()
+	s.Topics = 2
+	s.PartitionsPerTopic = 3
+	s.ReplicationFactor = 1
+	s.Producers = 2
+	s.Rate = 2500
+	s.MessageSize = 100
+	s.ConsumerGroups = 2
+	s.ConsumersPerGroup = 2
+	s.Warmup = 400 * time.Millisecond
+	s.Duration = 1200 * time.Millisecond
+	// Members learn of a rebalance at their next heartbeat: keep set-up short.
+	s.ConsumerProps.Set("heartbeat.interval.ms", "100")
+	return s
+}
+
+func TestRunAgainstKfake(t *testing.T) {
+	tgt, adm := fakeCluster(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var seconds int
+	res, err := Run(ctx, smallSpec(), tgt, Options{RunID: "kfaketest", DrainTimeout: 10 * time.Second,
+		Progress: func(Second) { seconds++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Counts
+	t.Logf("counts %+v excluded %+v", c, res.ExcludedCounts)
+	t.Logf("produced %.0f/s consumed %.0f/s publish %+v e2e %+v sched %+v", res.ProducedMsgsPerSec, res.ConsumedMsgsPerSec,
+		res.Latency.Publish, res.Latency.EndToEnd, res.Latency.ScheduleDelay)
+	// The schedule puts exactly 2500/s x 1.2 s in the window; a generator starved of CPU may
+	// leave some unsent, but none may vanish.
+	if c.Sent+c.Unsent != 3000 {
+		t.Errorf("sent %d + unsent %d in the window, want exactly 3000 scheduled", c.Sent, c.Unsent)
+	}
+	if c.Acked != c.Sent || c.Failed != 0 {
+		t.Errorf("acked %d failed %d of %d sent", c.Acked, c.Failed, c.Sent)
+	}
+	if c.Lost != 0 || c.Duplicated != 0 || c.Unconsumed != 0 || c.OutOfOrder != 0 {
+		t.Errorf("ledger: lost %d dup %d unconsumed %d ooo %d", c.Lost, c.Duplicated, c.Unconsumed, c.OutOfOrder)
+	}
+	if c.Consumed != 2*c.Acked {
+		t.Errorf("consumed %d, want 2 groups x %d acked", c.Consumed, c.Acked)
+	}
+	if res.ExcludedCounts.Sent == 0 || res.ExcludedCounts.Lost != 0 {
+		t.Errorf("warm-up counts %+v", res.ExcludedCounts)
+	}
+	if res.Latency.Publish.Count != c.Acked || res.Latency.EndToEnd.Count != c.Consumed {
+		t.Errorf("histogram counts publish %d e2e %d, want %d and %d", res.Latency.Publish.Count, res.Latency.EndToEnd.Count, c.Acked, c.Consumed)
+	}
+	if !res.Window.DrainComplete || len(res.Groups) != 2 || !res.Groups[0].CaughtUp {
+		t.Errorf("window %+v groups %+v", res.Window, res.Groups)
+	}
+	if seconds == 0 || len(res.Timeline) != seconds {
+		t.Errorf("progress called %d times, timeline has %d seconds", seconds, len(res.Timeline))
+	}
+	if res.Config.ClientProps.Producer.Props["linger.ms"] != "5" {
+		t.Errorf("effective producer props %v", res.Config.ClientProps.Producer.Props)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{`"target_msgs_per_sec"`, `"produced_msgs_per_sec"`, `"produced_bytes_per_sec"`, `"consumed_msgs_per_sec"`,
+		`"counts"`, `"sent"`, `"acked"`, `"failed"`, `"consumed"`, `"lost"`, `"duplicated"`, `"latency_ms"`, `"publish"`,
+		`"end_to_end"`, `"schedule_delay"`, `"p50"`, `"p90"`, `"p99"`, `"p999"`, `"max"`, `"timeline"`} {
+		if !strings.Contains(string(b), k) {
+			t.Errorf("result JSON lacks %s", k)
+		}
+	}
+	// Topics and groups are gone.
+	td, err := adm.ListTopics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range td {
+		if strings.HasPrefix(name, "plimsoll-kfaketest-") {
+			t.Errorf("topic %s left behind", name)
+		}
+	}
+}
+
+func TestRunRefusesExistingPrefixTopics(t *testing.T) {
+	tgt, adm := fakeCluster(t, 1)
+	ctx := context.Background()
+	if _, err := adm.CreateTopic(ctx, 1, 1, nil, "plimsoll-taken-t0"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(ctx, smallSpec(), tgt, Options{RunID: "taken"})
+	if !errors.Is(err, ErrTopicsExist) {
+		t.Fatalf("err = %v, want ErrTopicsExist", err)
+	}
+	td, _ := adm.ListTopics(ctx)
+	if _, ok := td["plimsoll-taken-t0"]; !ok {
+		t.Error("the existing topic was touched")
+	}
+}
+
+func makeRecords(n, producers, size int) []*kgo.Record {
+	recs := make([]*kgo.Record, n)
+	for i := range recs {
+		recs[i] = &kgo.Record{Value: make([]byte, size)}
+		Stamp{Producer: uint32(i % producers), Seq: uint64(i / producers)}.Encode(recs[i].Value)
+	}
+	return recs
+}
+
+func TestRunBacklog(t *testing.T) {
+	tgt, _ := fakeCluster(t, 1)
+	s := smallSpec()
+	s.ConsumerGroups, s.ConsumersPerGroup = 1, 1
+	s.Rate = 4000
+	s.BacklogBytes = 100 * 1000 // 1000 messages of 100 B: a quarter second at 4000/s
+	s.BacklogDrainRatio = 1
+	s.Warmup = 200 * time.Millisecond
+	s.Duration = time.Second
+	res, err := Run(context.Background(), s, tgt, Options{RunID: "backlog"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := res.Backlog
+	if b == nil || b.BuiltBytes < s.BacklogBytes || b.BuildSeconds <= 0 {
+		t.Fatalf("backlog %+v", b)
+	}
+	if !b.Drained || b.DrainSeconds < 0 || b.DrainSeconds > res.Window.MeasuredSeconds {
+		t.Errorf("backlog not drained inside the window: %+v", b)
+	}
+	// The window starts when consumers resume: the backlog's messages are excluded, and the
+	// consumers, catching up, consume faster than the producers produce.
+	if res.ExcludedCounts.Sent < 1000 || res.Counts.Lost != 0 || res.ExcludedCounts.Lost != 0 {
+		t.Errorf("counts %+v excluded %+v", res.Counts, res.ExcludedCounts)
+	}
+	if res.ConsumedMsgsPerSec <= res.ProducedMsgsPerSec {
+		t.Errorf("consumed %.0f/s while draining, produced %.0f/s", res.ConsumedMsgsPerSec, res.ProducedMsgsPerSec)
+	}
+	phases := map[string]bool{}
+	for _, sec := range res.Timeline {
+		phases[sec.Phase] = true
+	}
+	if !phases[PhaseBacklog] && res.Window.BacklogSeconds > 1 {
+		t.Errorf("timeline phases %v lack the backlog", phases)
+	}
+}
+
+func TestRunInterrupted(t *testing.T) {
+	tgt, adm := fakeCluster(t, 1)
+	s := smallSpec()
+	s.Duration = time.Minute
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Interrupt once the producers are going (the first progress second), as Ctrl-C would.
+	res, err := Run(ctx, s, tgt, Options{RunID: "intr", Progress: func(Second) { cancel() }})
+	if !errors.Is(err, ErrInterrupted) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want ErrInterrupted wrapping context.Canceled", err)
+	}
+	if res == nil || !res.Interrupted || res.Counts.Sent+res.ExcludedCounts.Sent == 0 {
+		t.Fatalf("partial result %+v", res)
+	}
+	td, _ := adm.ListTopics(context.Background())
+	for name := range td {
+		if strings.HasPrefix(name, "plimsoll-intr-") {
+			t.Errorf("topic %s left behind after an interrupt", name)
+		}
+	}
+}
+
+func TestRunProducersOnlyUnpaced(t *testing.T) {
+	tgt, _ := fakeCluster(t, 1)
+	s := smallSpec()
+	s.ConsumerGroups = 0
+	s.Rate = 0 // as fast as the client accepts
+	s.Producers = 1
+	s.Warmup = 100 * time.Millisecond
+	s.Duration = 500 * time.Millisecond
+	s.ProducerProps.Set("buffer.memory", "20000") // 200 records of 100 B: the pool will fill
+	res, err := Run(context.Background(), s, tgt, Options{RunID: "maxrate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Counts
+	if c.Sent == 0 || c.Acked != c.Sent || c.Consumed != 0 || c.Unsent != 0 {
+		t.Errorf("counts %+v", c)
+	}
+	if res.Latency.ScheduleDelay.Max != 0 {
+		t.Errorf("unpaced sends have no schedule; delay %+v", res.Latency.ScheduleDelay)
+	}
+	if res.Client.MaxInFlight > 200 || res.Client.BufferFullWaits == 0 {
+		t.Errorf("a pool of 200 records: max in flight %d, buffer-full waits %d", res.Client.MaxInFlight, res.Client.BufferFullWaits)
+	}
+	if res.Client.BehindSchedule {
+		t.Error("an unpaced run cannot be behind schedule")
+	}
+}
+
+func TestRunBadInputTouchesNothing(t *testing.T) {
+	tgt, adm := fakeCluster(t, 1)
+	s := smallSpec()
+	s.ProducerProps.Set("max.block.ms", "100")
+	_, err := Run(context.Background(), s, tgt, Options{RunID: "bad"})
+	if !errors.Is(err, ErrUnknownProperty) || !strings.Contains(err.Error(), "max.block.ms") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := Run(context.Background(), smallSpec(), tgt, Options{TopicPrefix: "x"}); !errors.Is(err, ErrBadPrefix) {
+		t.Errorf("short prefix: err = %v", err)
+	}
+	bad := smallSpec()
+	bad.Producers = 0
+	if _, err := Run(context.Background(), bad, tgt, Options{}); !errors.Is(err, workload.ErrInvalid) {
+		t.Errorf("invalid spec: err = %v", err)
+	}
+	td, _ := adm.ListTopics(context.Background())
+	if len(td) != 0 {
+		t.Errorf("topics created on bad input: %v", td.Names())
+	}
+}
+
+// TestRunFailedNotLost: batches the cluster rejects are failed at the producer, not lost, and
+// the consumers' ledger agrees with the producers' acknowledgements.
+func TestRunFailedNotLost(t *testing.T) {
+	tgt, _, cluster := fakeClusterCtl(t, 1)
+	var seen, failedReqs int
+	cluster.ControlKey(int16(kmsg.Produce), func(kr kmsg.Request) (kmsg.Response, error, bool) {
+		cluster.KeepControl()
+		seen++
+		if seen < 30 || failedReqs >= 4 {
+			return nil, nil, false // let the cluster handle it
+		}
+		failedReqs++
+		req := kr.(*kmsg.ProduceRequest)
+		resp := req.ResponseKind().(*kmsg.ProduceResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewProduceResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewProduceResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = kerr.InvalidRecord.Code // not retriable: the batch fails
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	s := smallSpec()
+	s.ConsumerGroups, s.ConsumersPerGroup = 1, 1
+	s.ProducerProps.Set("acks", "1")
+	s.ProducerProps.Set("retries", "0")
+	res, err := Run(context.Background(), s, tgt, Options{RunID: "failing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all Counts
+	for _, c := range []Counts{res.Counts, res.ExcludedCounts} {
+		all.Sent += c.Sent
+		all.Acked += c.Acked
+		all.Failed += c.Failed
+		all.Consumed += c.Consumed
+		all.Lost += c.Lost
+		all.Duplicated += c.Duplicated
+	}
+	t.Logf("all phases: %+v; %d produce requests rejected", all, failedReqs)
+	if failedReqs == 0 || all.Failed == 0 {
+		t.Fatalf("no failures injected: %+v", all)
+	}
+	if all.Acked+all.Failed != all.Sent || all.Lost != 0 || all.Duplicated != 0 || all.Consumed != all.Acked {
+		t.Errorf("ledger: %+v", all)
+	}
+	if len(res.Errors) == 0 || res.Errors[0].Source != "produce" {
+		t.Errorf("errors %+v", res.Errors)
+	}
+}

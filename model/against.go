@@ -1,0 +1,89 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Measured is one broker's traffic as observed on a real cluster, bytes per second, from Kafka's
+// own BrokerTopicMetrics: BytesIn (ProduceIn), ReplicationBytesIn, ReplicationBytesOut and
+// BytesOut (ConsumeOut).
+type Measured struct {
+	Broker                                               int32
+	ProduceIn, ReplicationIn, ReplicationOut, ConsumeOut float64
+}
+
+// Agreement compares one broker's measured network in and out with the model's.
+type Agreement struct {
+	Broker int32 `json:"broker"`
+	// Predicted uses the balanced assignment the model assumes; Corrected uses the broker's
+	// measured share of leader traffic (the producer's partitioner is never perfectly even).
+	MeasuredIn, PredictedIn, CorrectedIn    float64 `json:"-"`
+	MeasuredOut, PredictedOut, CorrectedOut float64 `json:"-"`
+	InError                                 float64 `json:"in_error"`            // (measured - predicted) / predicted
+	OutError                                float64 `json:"out_error"`           // likewise for network out
+	CorrectedInError                        float64 `json:"corrected_in_error"`  // with the measured leader share
+	CorrectedOutError                       float64 `json:"corrected_out_error"` // with the measured leader share
+	MeasuredInBPS                           float64 `json:"measured_in_bytes_per_sec"`
+	PredictedInBPS                          float64 `json:"predicted_in_bytes_per_sec"`
+	MeasuredOutBPS                          float64 `json:"measured_out_bytes_per_sec"`
+	PredictedOutBPS                         float64 `json:"predicted_out_bytes_per_sec"`
+}
+
+// Against predicts each broker's network in and out for the traffic the cluster actually took
+// (the sum of the brokers' ProduceIn) and compares them with what was measured. Brokers are
+// matched to the balanced assignment's shares busiest first. c needs Brokers,
+// ReplicationFactor, ConsumerGroups and, for uneven assignments, Partitions.
+func Against(c Cluster, m []Measured) ([]Agreement, float64, error) {
+	c = c.withDefaults()
+	if err := c.validate(true); err != nil {
+		return nil, 0, err
+	}
+	if len(m) != c.Brokers {
+		return nil, 0, fmt.Errorf("%w: %d brokers measured, the model has %d", ErrInput, len(m), c.Brokers)
+	}
+	t := 0.0
+	for _, b := range m {
+		t += b.ProduceIn
+	}
+	if t <= 0 {
+		return nil, 0, fmt.Errorf("%w: the brokers took no produce traffic, nothing to compare", ErrInput)
+	}
+	order := slices.Clone(m)
+	slices.SortStableFunc(order, func(a, b Measured) int {
+		switch {
+		case a.ProduceIn > b.ProduceIn:
+			return -1
+		case a.ProduceIn < b.ProduceIn:
+			return 1
+		}
+		return int(a.Broker - b.Broker)
+	})
+	shares := BalancedShares(c.Brokers, c.Partitions, c.ReplicationFactor)
+	out := make([]Agreement, 0, len(order))
+	for i, b := range order {
+		p := LoadFor(c, t, shares[i])
+		corr := LoadFor(c, t, ShareOf(b.ProduceIn/t, b.ReplicationIn/t))
+		a := Agreement{Broker: b.Broker,
+			MeasuredIn: b.ProduceIn + b.ReplicationIn, MeasuredOut: b.ReplicationOut + b.ConsumeOut,
+			PredictedIn: p.NetworkIn, PredictedOut: p.NetworkOut, CorrectedIn: corr.NetworkIn, CorrectedOut: corr.NetworkOut}
+		a.InError, a.OutError = relErr(a.MeasuredIn, a.PredictedIn), relErr(a.MeasuredOut, a.PredictedOut)
+		a.CorrectedInError, a.CorrectedOutError = relErr(a.MeasuredIn, a.CorrectedIn), relErr(a.MeasuredOut, a.CorrectedOut)
+		a.MeasuredInBPS, a.PredictedInBPS, a.MeasuredOutBPS, a.PredictedOutBPS = a.MeasuredIn, a.PredictedIn, a.MeasuredOut, a.PredictedOut
+		out = append(out, a)
+	}
+	slices.SortFunc(out, func(a, b Agreement) int { return int(a.Broker - b.Broker) })
+	return out, t, nil
+}
+
+// relErr is (measured - predicted) / predicted; 0 when both are 0, +Inf when only predicted is.
+func relErr(measured, predicted float64) float64 {
+	if predicted == 0 {
+		if measured == 0 {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	return (measured - predicted) / predicted
+}

@@ -1,0 +1,49 @@
+package model
+
+import (
+	"math"
+	"testing"
+)
+
+func TestAgainst(t *testing.T) {
+	c := Cluster{Brokers: 3, Partitions: 30, ReplicationFactor: 3, ConsumerGroups: 2}
+	// A perfect cluster: 3 MB/s produced, every broker leads a third.
+	perfect := []Measured{
+		{Broker: 1, ProduceIn: 1e6, ReplicationIn: 2e6, ReplicationOut: 2e6, ConsumeOut: 2e6},
+		{Broker: 2, ProduceIn: 1e6, ReplicationIn: 2e6, ReplicationOut: 2e6, ConsumeOut: 2e6},
+		{Broker: 3, ProduceIn: 1e6, ReplicationIn: 2e6, ReplicationOut: 2e6, ConsumeOut: 2e6},
+	}
+	ag, total, err := Against(c, perfect)
+	if err != nil || total != 3e6 {
+		t.Fatalf("Against = %v, %v, %v", ag, total, err)
+	}
+	for _, a := range ag {
+		if a.InError != 0 || a.OutError != 0 || a.PredictedIn != 3e6 || a.PredictedOut != 4e6 {
+			t.Errorf("perfect cluster broker %d: %+v", a.Broker, a)
+		}
+	}
+	// A skewed leader share: the balanced prediction is off, the corrected one is exact.
+	skewed := []Measured{
+		{Broker: 1, ProduceIn: 1.1e6, ReplicationIn: 1.9e6, ReplicationOut: 2.2e6, ConsumeOut: 2.2e6},
+		{Broker: 2, ProduceIn: 1.0e6, ReplicationIn: 2.0e6, ReplicationOut: 2.0e6, ConsumeOut: 2.0e6},
+		{Broker: 3, ProduceIn: 0.9e6, ReplicationIn: 2.1e6, ReplicationOut: 1.8e6, ConsumeOut: 1.8e6},
+	}
+	ag, _, err = Against(c, skewed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(ag[0].OutError-0.1) > 1e-9 || math.Abs(ag[2].OutError+0.1) > 1e-9 {
+		t.Errorf("skewed out errors: %+v %+v", ag[0], ag[2])
+	}
+	for _, a := range ag {
+		if math.Abs(a.CorrectedInError) > 1e-9 || math.Abs(a.CorrectedOutError) > 1e-9 {
+			t.Errorf("corrected prediction should be exact: %+v", a)
+		}
+	}
+	if _, _, err := Against(c, perfect[:2]); err == nil {
+		t.Error("2 measured brokers for a 3-broker model accepted")
+	}
+	if _, _, err := Against(c, []Measured{{Broker: 1}, {Broker: 2}, {Broker: 3}}); err == nil {
+		t.Error("no traffic accepted")
+	}
+}

@@ -1,0 +1,7 @@
+// Package trial runs one measured trial: the load generator drives the cluster while the probe
+// observes it, and the verdict judges the measured window. `plimsoll run` is one trial; the
+// limit finder runs many.
+//
+// It sits between loadgen, probe and verdict (which know nothing of each other) and the
+// commands and the search that use all three, so the composition is written once.
+package trial

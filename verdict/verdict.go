@@ -1,0 +1,409 @@
+package verdict
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/probe"
+	"gonum.org/v1/gonum/stat"
+)
+
+// State is a verdict's outcome.
+type State string
+
+// The outcomes of a verdict.
+const (
+	OK         State = "ok"         // the cluster kept up by every criterion
+	Overloaded State = "overloaded" // at least one criterion failed because of the cluster
+	Invalid    State = "invalid"    // the run cannot tell (client-bound, no data)
+)
+
+// Criterion names, used in Reason.Criterion and to switch criteria off.
+const (
+	CritClientBound = "client-bound"
+	CritShortfall   = "shortfall"
+	CritLag         = "lag"
+	CritLatency     = "latency"
+	CritHandlerIdle = "handler-idle"
+	CritISR         = "isr"
+	CritErrors      = "produce-errors"
+	CritNoData      = "no-data"
+	CritHostCPU     = "host-cpu"
+	CritHostNoise   = "host-noise"
+)
+
+// Criteria are the thresholds a run is judged by. A zero threshold switches its criterion off;
+// DefaultCriteria gives the documented defaults.
+type Criteria struct {
+	// MinAchieved: produced msgs/s below this share of the target is a shortfall (0.97).
+	MinAchieved float64 `json:"min_achieved"`
+	// MaxLagGrowth: consumer backlog growing faster than this share of the target rate, per
+	// second, over the measured window (least-squares slope) means consumers fall behind (0.02).
+	MaxLagGrowth float64 `json:"max_lag_growth"`
+	// PublishP99SLOMs: p99 publish latency above this many ms is overloaded (1000).
+	PublishP99SLOMs float64 `json:"publish_p99_slo_ms"`
+	// MinHandlerIdle: a broker whose request handlers are idle less than this share on
+	// average is overloaded (0.20, Dropbox's rule).
+	MinHandlerIdle float64 `json:"min_handler_idle"`
+	// MaxISRShare: ISR shrinks or expands, or under-replicated partitions, in more than this
+	// share of the window's seconds is overloaded (0.5, Dropbox's rule).
+	MaxISRShare float64 `json:"max_isr_share"`
+	// ProduceErrors: any failed produce is overloaded (true).
+	ProduceErrors bool `json:"produce_errors"`
+	// ClientMaxCPU: plimsoll using more than this share of the cores it may use
+	// (min(GOMAXPROCS, cores)) is client-bound (0.9).
+	ClientMaxCPU float64 `json:"client_max_cpu"`
+}
+
+// DefaultCriteria are the documented defaults (README, "Verdict criteria").
+func DefaultCriteria() Criteria {
+	return Criteria{
+		MinAchieved: 0.97, MaxLagGrowth: 0.02, PublishP99SLOMs: 1000, MinHandlerIdle: 0.20,
+		MaxISRShare: 0.5, ProduceErrors: true, ClientMaxCPU: 0.9,
+	}
+}
+
+// Reason is one failed criterion with its evidence.
+type Reason struct {
+	Criterion string `json:"criterion"`
+	Text      string `json:"text"`
+	// Broker is the broker the reason is about, 0 when it is about the cluster or the client.
+	Broker int32 `json:"broker,omitempty"`
+}
+
+// Verdict is the judgement of one run.
+type Verdict struct {
+	State   State    `json:"state"`
+	Reasons []Reason `json:"reasons"`
+	// Bottleneck names the busiest resource with its evidence, e.g. "broker 2 network in: 97%
+	// of its NIC"; empty when nothing stood out.
+	Bottleneck string `json:"bottleneck"`
+	// Evidence lists the busiest resources, busiest first.
+	Evidence []string `json:"evidence,omitempty"`
+	// Skipped lists criteria that could not be checked, and why.
+	Skipped  []string `json:"skipped,omitempty"`
+	Criteria Criteria `json:"criteria"`
+}
+
+// Input is what a verdict is drawn from. Series should be the measured window only
+// (probe.Series.Window); it may be nil when nothing was probed.
+type Input struct {
+	Run    *loadgen.Result
+	Series *probe.Series
+}
+
+// Judge applies the criteria to a run.
+func Judge(in Input, c Criteria) Verdict {
+	v := Verdict{Criteria: c, Reasons: []Reason{}}
+	if in.Run == nil {
+		v.State = Invalid
+		v.Reasons = append(v.Reasons, Reason{Criterion: CritNoData, Text: "no load-generator result"})
+		return v
+	}
+	var table *probe.Table
+	if in.Series != nil && len(in.Series.Samples) > 0 {
+		t := in.Series.USE()
+		table = &t
+	} else {
+		v.Skipped = append(v.Skipped, "broker and host criteria: no probe samples in the window")
+	}
+	v.Evidence = evidence(table)
+	if len(v.Evidence) > 0 {
+		v.Bottleneck = v.Evidence[0]
+	}
+
+	if noise := hostNoise(in); noise != nil {
+		v.State = Invalid
+		v.Reasons = append(v.Reasons, *noise)
+		v.Bottleneck = "other processes on the host"
+		return v
+	}
+	client, host := clientBound(in, c)
+	cluster := clusterReasons(in, c, &v)
+	if host != nil {
+		cluster = append([]Reason{*host}, cluster...)
+	}
+	switch {
+	case len(client) > 0:
+		v.State = Invalid
+		v.Reasons = append(client, cluster...)
+		v.Bottleneck = "plimsoll (the load generator): " + client[0].Text
+	case len(cluster) > 0:
+		v.State = Overloaded
+		v.Reasons = cluster
+		if b := brokerOfReasons(cluster); b != "" && !strings.HasPrefix(v.Bottleneck, b) {
+			// Prefer evidence about the broker the failing criteria point at.
+			for _, e := range v.Evidence {
+				if strings.HasPrefix(e, b+" ") {
+					v.Bottleneck = e
+					break
+				}
+			}
+		}
+	default:
+		v.State = OK
+	}
+	return v
+}
+
+// hostNoise reports a co-located run whose host was busy mostly with other work than the
+// brokers and plimsoll: then neither the cluster nor the generator can be judged.
+func hostNoise(in Input) *Reason {
+	if in.Series == nil || !in.Series.Local {
+		return nil
+	}
+	busy, cores, ours := hostCPU(in)
+	if cores == 0 || busy < 0.9 {
+		return nil
+	}
+	if busyCores := busy * cores; ours < 0.5*busyCores {
+		return &Reason{Criterion: CritHostNoise, Text: fmt.Sprintf(
+			"the host's CPU was %.0f%% busy but the brokers and plimsoll used only %.2f of its %.2f busy cores: other processes competed for the CPU; run again on a quiet host",
+			100*busy, ours, busyCores)}
+	}
+	return nil
+}
+
+// hostCPU returns the host's mean busy share, its cores, and the cores the brokers' JVMs and
+// plimsoll used together, over the window.
+func hostCPU(in Input) (busy, cores, ours float64) {
+	busy, n := meanOf(in.Series, func(x probe.Sample) probe.Num {
+		if x.Host == nil {
+			return probe.Missing
+		}
+		return x.Host.CPU.Busy
+	})
+	if n == 0 {
+		return 0, 0, 0
+	}
+	brokers, _ := brokerCPU(in.Series)
+	cores = float64(in.Series.Cores)
+	if cores == 0 {
+		cores = float64(in.Run.Config.NumCPU)
+	}
+	return busy, cores, brokers + in.Run.Client.CPUShare*float64(in.Run.Config.NumCPU)
+}
+
+// brokerCPU is the local brokers' JVMs' CPU, cores, summed and averaged over the samples.
+func brokerCPU(s *probe.Series) (float64, int) {
+	return meanOf(s, func(x probe.Sample) probe.Num {
+		if x.Host == nil || len(x.Host.Brokers) == 0 {
+			return probe.Missing
+		}
+		sum := probe.Num(0)
+		for _, b := range x.Host.Brokers {
+			sum += probe.Num(b.CPU.Or(0))
+		}
+		return sum
+	})
+}
+
+// clientBound returns reasons when plimsoll itself limited the run. Falling behind schedule is
+// the generator's fault only when it was not waiting on the cluster (buffers full) and, on a
+// host it shares with the brokers, not merely squeezed out by them: then the host is the limit
+// (hostReason), not the client.
+func clientBound(in Input, c Criteria) (client []Reason, host *Reason) {
+	r := in.Run
+	cs := r.Client
+	usable := float64(r.Config.NumCPU)
+	if g := r.Config.GOMAXPROCS; g > 0 && float64(g) < usable {
+		usable = float64(g)
+	}
+	used := cs.CPUShare * float64(r.Config.NumCPU)
+	if c.ClientMaxCPU > 0 && usable > 0 && used >= c.ClientMaxCPU*usable {
+		client = append(client, Reason{Criterion: CritClientBound, Text: fmt.Sprintf(
+			"plimsoll used %.2f of the %.0f cores it may use (GOMAXPROCS %d): give it more cores or producers, or run it on another host", used, usable, r.Config.GOMAXPROCS)})
+	}
+	if !cs.BehindSchedule || cs.BehindCause == "buffer-full" {
+		return client, nil
+	}
+	behind := fmt.Sprintf("the generator fell behind its schedule (max schedule delay %.0f ms, %d messages never sent) while its buffers had room",
+		cs.MaxScheduleDelayMs, r.Counts.Unsent)
+	if in.Series != nil && in.Series.Local {
+		busy, _, _ := hostCPU(in)
+		brokers, n := brokerCPU(in.Series)
+		if n > 0 && busy >= 0.9 && brokers > used {
+			return client, &Reason{Criterion: CritHostCPU, Text: fmt.Sprintf(
+				"%s because the host's CPU was %.0f%% busy, the brokers using %.2f cores and plimsoll %.2f: on a co-located cluster the shared host is the limit",
+				behind, 100*busy, brokers, used)}
+		}
+	}
+	return append(client, Reason{Criterion: CritClientBound, Text: behind + ": it lacked CPU, not the cluster"}), nil
+}
+
+// clusterReasons checks every cluster-side criterion.
+func clusterReasons(in Input, c Criteria, v *Verdict) []Reason {
+	r := in.Run
+	var out []Reason
+	if c.MinAchieved > 0 && r.TargetMsgsPerSec > 0 {
+		if got := r.ProducedMsgsPerSec / r.TargetMsgsPerSec; got < c.MinAchieved {
+			out = append(out, Reason{Criterion: CritShortfall, Text: fmt.Sprintf(
+				"produced %.0f msgs/s of %.0f targeted (%.1f%% < %.0f%%)", r.ProducedMsgsPerSec, r.TargetMsgsPerSec, 100*got, 100*c.MinAchieved)})
+		}
+	}
+	if c.MaxLagGrowth > 0 {
+		if slope, ok := lagSlope(r); !ok {
+			v.Skipped = append(v.Skipped, CritLag+": fewer than 3 seconds of consumer backlog in the window (or no consumers)")
+		} else if rate := refRate(r); rate > 0 && slope > c.MaxLagGrowth*rate {
+			out = append(out, Reason{Criterion: CritLag, Text: fmt.Sprintf(
+				"consumer backlog grew by %.0f msgs/s over the window (more than %.0f%% of %.0f msgs/s): consumers fall behind", slope, 100*c.MaxLagGrowth, rate)})
+		}
+	}
+	if slo := c.PublishP99SLOMs; slo > 0 {
+		if p := r.Latency.Publish.P99; p > slo {
+			out = append(out, Reason{Criterion: CritLatency, Text: fmt.Sprintf("p99 publish latency %.0f ms above the %.0f ms SLO", p, slo)})
+		}
+	}
+	if c.ProduceErrors && r.Counts.Failed > 0 {
+		out = append(out, Reason{Criterion: CritErrors, Text: fmt.Sprintf("%d produce requests failed%s", r.Counts.Failed, firstError(r))})
+	}
+	if in.Series != nil && len(in.Series.Samples) > 0 {
+		out = append(out, brokerReasons(in.Series, c, v)...)
+	}
+	return out
+}
+
+// refRate is the rate lag growth is compared with: the target, else what was produced.
+func refRate(r *loadgen.Result) float64 {
+	if r.TargetMsgsPerSec > 0 {
+		return r.TargetMsgsPerSec
+	}
+	return r.ProducedMsgsPerSec
+}
+
+// lagSlope fits a line to the measured window's consumer backlog (msgs) against time and
+// returns its slope in msgs/s.
+func lagSlope(r *loadgen.Result) (float64, bool) {
+	if r.Config.ConsumerClients == 0 {
+		return 0, false
+	}
+	var xs, ys []float64
+	for _, s := range r.Timeline {
+		if s.Phase == loadgen.PhaseMeasure {
+			xs = append(xs, s.T)
+			ys = append(ys, float64(s.BacklogMsgs))
+		}
+	}
+	if len(xs) < 3 {
+		return 0, false
+	}
+	_, slope := stat.LinearRegression(xs, ys, nil, false)
+	return slope, !math.IsNaN(slope)
+}
+
+func firstError(r *loadgen.Result) string {
+	for _, e := range r.Errors {
+		if e.Source == "produce" {
+			return fmt.Sprintf(" (e.g. %s)", e.Message)
+		}
+	}
+	return ""
+}
+
+// brokerReasons applies the broker-side criteria to the probe's samples.
+func brokerReasons(s *probe.Series, c Criteria, v *Verdict) []Reason {
+	var out []Reason
+	ids := s.BrokerIDs()
+	if c.MinHandlerIdle > 0 {
+		checked := false
+		for _, id := range ids {
+			idle, n := meanOf(s, func(x probe.Sample) probe.Num {
+				if b := x.Brokers[id]; b != nil {
+					return b.HandlerIdle
+				}
+				return probe.Missing
+			})
+			if n == 0 {
+				continue
+			}
+			checked = true
+			if idle < c.MinHandlerIdle {
+				out = append(out, Reason{Criterion: CritHandlerIdle, Broker: id, Text: fmt.Sprintf(
+					"broker %d: request handlers idle %.0f%% on average (< %.0f%%): %.0f%% busy", id, 100*idle, 100*c.MinHandlerIdle, 100*(1-idle))})
+			}
+		}
+		if !checked {
+			v.Skipped = append(v.Skipped, CritHandlerIdle+": no broker metrics")
+		}
+	}
+	if c.MaxISRShare > 0 {
+		out = append(out, isrReasons(s, c)...)
+	}
+	return out
+}
+
+// isrReasons finds ISR churn (from broker metrics or metadata) and persistent under-replication.
+func isrReasons(s *probe.Series, c Criteria) []Reason {
+	var out []Reason
+	n := len(s.Samples)
+	churn, under := 0, 0
+	outOf := map[int32]int{}
+	for _, x := range s.Samples {
+		changed := false
+		for _, b := range x.Brokers {
+			if b != nil && (b.ISRShrinks.Or(0) > 0 || b.ISRExpands.Or(0) > 0) {
+				changed = true
+			}
+		}
+		if x.Meta != nil && x.Meta.Err == "" {
+			changed = changed || x.Meta.ISRChanges > 0
+			if x.Meta.UnderReplicated > 0 {
+				under++
+			}
+			for id, k := range x.Meta.OutOfISR {
+				if k > 0 {
+					outOf[id]++
+				}
+			}
+		}
+		if changed {
+			churn++
+		}
+	}
+	if share := float64(churn) / float64(n); churn > 0 && share > c.MaxISRShare {
+		out = append(out, Reason{Criterion: CritISR, Text: fmt.Sprintf(
+			"ISR shrinks or expands in %d of %d seconds (%.0f%% > %.0f%%)", churn, n, 100*share, 100*c.MaxISRShare)})
+	}
+	if share := float64(under) / float64(n); under > 0 && share > c.MaxISRShare {
+		r := Reason{Criterion: CritISR, Text: fmt.Sprintf(
+			"under-replicated partitions in %d of %d seconds (%.0f%% > %.0f%%): followers do not keep up", under, n, 100*share, 100*c.MaxISRShare)}
+		ids := make([]int32, 0, len(outOf))
+		for id := range outOf {
+			ids = append(ids, id)
+		}
+		slices.SortFunc(ids, func(a, b int32) int { return outOf[b] - outOf[a] })
+		if len(ids) > 0 {
+			r.Broker = ids[0]
+			r.Text += fmt.Sprintf("; broker %d fell out of the ISR", ids[0])
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// meanOf averages f over the samples that have it.
+func meanOf(s *probe.Series, f func(probe.Sample) probe.Num) (float64, int) {
+	sum, n := 0.0, 0
+	for _, x := range s.Samples {
+		if v := f(x); v.OK() {
+			sum += float64(v)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return sum / float64(n), n
+}
+
+func brokerOfReasons(rs []Reason) string {
+	for _, r := range rs {
+		if r.Broker != 0 {
+			return fmt.Sprintf("broker %d", r.Broker)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,205 @@
+package verdict
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/probe"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// run builds a load-generator result of a steady run at rate msgs/s for n seconds.
+func run(target, produced float64, n int) *loadgen.Result {
+	r := &loadgen.Result{TargetMsgsPerSec: target, ProducedMsgsPerSec: produced}
+	r.Config.NumCPU, r.Config.GOMAXPROCS, r.Config.ConsumerClients = 2, 2, 1
+	r.Client.CPUShare = 0.2
+	r.Latency.Publish.P99 = 12
+	for i := 0; i < n; i++ {
+		r.Timeline = append(r.Timeline, loadgen.Second{T: float64(i + 1), Phase: loadgen.PhaseMeasure, BacklogMsgs: 50 + int64(i%3)})
+	}
+	return r
+}
+
+// series builds n one-second probe samples of 3 brokers; edit tweaks each broker sample.
+func series(n int, edit func(i int, id int32, b *probe.BrokerSample, m *probe.MetaSample)) *probe.Series {
+	s := &probe.Series{Interval: 1, Cores: 2, Local: true, HandlerPools: map[int32]int{1: 2, 2: 2, 3: 2}, NICBytesPerSec: 2e6}
+	t0 := time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC)
+	for i := 0; i < n; i++ {
+		x := probe.Sample{Start: t0.Add(time.Duration(i) * time.Second), Time: t0.Add(time.Duration(i+1) * time.Second),
+			Brokers: map[int32]*probe.BrokerSample{}, Meta: &probe.MetaSample{Brokers: []int32{1, 2, 3}, Partitions: 30}}
+		for id := int32(1); id <= 3; id++ {
+			b := &probe.BrokerSample{Interval: 1, HandlerIdle: 0.8, NetworkIdle: 0.9, BytesIn: 5e5, ReplicationBytesIn: 1e6,
+				WireIn: 1.5e6, WireOut: 1.2e6, HeapUsed: 2e8, HeapMax: 5e8}
+			if edit != nil {
+				edit(i, id, b, x.Meta)
+			}
+			x.Brokers[id] = b
+		}
+		s.Samples = append(s.Samples, x)
+	}
+	return s
+}
+
+// withHost adds host samples: the host's busy share and the brokers' JVM CPU (cores, summed).
+func withHost(s *probe.Series, busy, brokerCores float64) *probe.Series {
+	for i := range s.Samples {
+		s.Samples[i].Host = &probe.HostSample{Interval: 1, Cores: 2, CPU: probe.CPUSample{Busy: probe.Num(busy)},
+			Brokers: map[int32]probe.ProcSample{1: {CPU: probe.Num(brokerCores / 3)}, 2: {CPU: probe.Num(brokerCores / 3)}, 3: {CPU: probe.Num(brokerCores / 3)}}}
+	}
+	return s
+}
+
+func TestJudge(t *testing.T) {
+	cases := []struct {
+		name    string
+		in      Input
+		crit    func(*Criteria)
+		want    State
+		reasons []string // criteria expected among the reasons
+		bottle  string   // expected prefix of the bottleneck
+	}{
+		{name: "ok", in: Input{Run: run(1000, 999, 20), Series: series(20, nil)}, want: OK},
+		{name: "shortfall", in: Input{Run: run(1000, 900, 20), Series: series(20, nil)}, want: Overloaded, reasons: []string{CritShortfall}},
+		{name: "handler-idle", in: Input{Run: run(1000, 1000, 20), Series: series(20, func(_ int, id int32, b *probe.BrokerSample, _ *probe.MetaSample) {
+			if id == 2 {
+				b.HandlerIdle = 0.1
+			}
+		})}, want: Overloaded, reasons: []string{CritHandlerIdle}, bottle: "broker 2"},
+		{name: "isr-churn", in: Input{Run: run(1000, 1000, 20), Series: series(20, func(i int, id int32, b *probe.BrokerSample, _ *probe.MetaSample) {
+			if id == 1 && i%4 != 0 {
+				b.ISRShrinks = 1
+			}
+		})}, want: Overloaded, reasons: []string{CritISR}},
+		{name: "isr-churn-below-half", in: Input{Run: run(1000, 1000, 20), Series: series(20, func(i int, id int32, b *probe.BrokerSample, _ *probe.MetaSample) {
+			if id == 1 && i%4 == 0 {
+				b.ISRExpands = 1
+			}
+		})}, want: OK},
+		{name: "paused-follower", in: Input{Run: run(1000, 1000, 20), Series: series(20, func(i int, id int32, b *probe.BrokerSample, m *probe.MetaSample) {
+			if i >= 5 {
+				m.UnderReplicated = 10
+				m.OutOfISR = map[int32]int{3: 10}
+			}
+		})}, want: Overloaded, reasons: []string{CritISR}},
+		{name: "client-bound-behind", in: Input{Run: func() *loadgen.Result {
+			r := run(200000, 120000, 20)
+			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 850
+			r.Counts.Unsent = 1500000
+			return r
+		}(), Series: series(20, nil)}, want: Invalid, reasons: []string{CritClientBound, CritShortfall}, bottle: "plimsoll"},
+		{name: "co-located-host-saturated", in: Input{Run: func() *loadgen.Result {
+			r := run(20000, 15000, 20)
+			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 400
+			return r
+		}(), Series: withHost(series(20, nil), 0.99, 1.7)}, want: Overloaded, reasons: []string{CritHostCPU, CritShortfall}},
+		{name: "noisy-host", in: Input{Run: func() *loadgen.Result {
+			r := run(1000, 1000, 20)
+			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 400
+			r.Client.CPUShare = 0.01
+			return r
+		}(), Series: withHost(series(20, nil), 1.0, 0.4)}, want: Invalid, reasons: []string{CritHostNoise}},
+		{name: "behind-host-idle", in: Input{Run: func() *loadgen.Result {
+			r := run(20000, 15000, 20)
+			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 400
+			return r
+		}(), Series: withHost(series(20, nil), 0.5, 0.6)}, want: Invalid, reasons: []string{CritClientBound}},
+		{name: "client-bound-cpu", in: Input{Run: func() *loadgen.Result {
+			r := run(200000, 150000, 20)
+			r.Config.GOMAXPROCS, r.Client.CPUShare = 1, 0.49
+			return r
+		}(), Series: series(20, nil)}, want: Invalid, reasons: []string{CritClientBound}},
+		{name: "buffer-full-is-broker-bound", in: Input{Run: func() *loadgen.Result {
+			r := run(50000, 30000, 20)
+			r.Client.BehindSchedule, r.Client.BehindCause = true, "buffer-full"
+			return r
+		}(), Series: series(20, nil)}, want: Overloaded, reasons: []string{CritShortfall}},
+		{name: "lag-growing", in: Input{Run: func() *loadgen.Result {
+			r := run(1000, 1000, 20)
+			for i := range r.Timeline {
+				r.Timeline[i].BacklogMsgs = int64(100 * i)
+			}
+			return r
+		}(), Series: series(20, nil)}, want: Overloaded, reasons: []string{CritLag}},
+		{name: "latency-slo", in: Input{Run: func() *loadgen.Result {
+			r := run(1000, 1000, 20)
+			r.Latency.Publish.P99 = 1800
+			return r
+		}(), Series: series(20, nil)}, want: Overloaded, reasons: []string{CritLatency}},
+		{name: "latency-slo-off", in: Input{Run: func() *loadgen.Result {
+			r := run(1000, 1000, 20)
+			r.Latency.Publish.P99 = 1800
+			return r
+		}(), Series: series(20, nil)}, crit: func(c *Criteria) { c.PublishP99SLOMs = 0 }, want: OK},
+		{name: "produce-errors", in: Input{Run: func() *loadgen.Result {
+			r := run(1000, 1000, 20)
+			r.Counts.Failed = 3
+			r.Errors = []loadgen.ErrorCount{{Source: "produce", Message: "NOT_ENOUGH_REPLICAS", Count: 3}}
+			return r
+		}(), Series: series(20, nil)}, want: Overloaded, reasons: []string{CritErrors}},
+		{name: "network-bottleneck", in: Input{Run: run(1000, 900, 20), Series: series(20, func(_ int, id int32, b *probe.BrokerSample, _ *probe.MetaSample) {
+			if id == 3 {
+				b.WireIn = 1.96e6
+			}
+		})}, want: Overloaded, reasons: []string{CritShortfall}, bottle: "broker 3 network in"},
+		{name: "no-probe", in: Input{Run: run(1000, 1000, 20)}, want: OK},
+		{name: "no-result", in: Input{}, want: Invalid, reasons: []string{CritNoData}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			crit := DefaultCriteria()
+			if c.crit != nil {
+				c.crit(&crit)
+			}
+			v := Judge(c.in, crit)
+			if v.State != c.want {
+				t.Errorf("state = %s, want %s; reasons %+v", v.State, c.want, v.Reasons)
+			}
+			for _, want := range c.reasons {
+				found := false
+				for _, r := range v.Reasons {
+					found = found || r.Criterion == want
+				}
+				if !found {
+					t.Errorf("no %q reason in %+v", want, v.Reasons)
+				}
+			}
+			if c.want == OK && len(v.Reasons) > 0 {
+				t.Errorf("ok verdict with reasons %+v", v.Reasons)
+			}
+			if c.bottle != "" && !strings.HasPrefix(v.Bottleneck, c.bottle) {
+				t.Errorf("bottleneck = %q, want prefix %q (evidence %v)", v.Bottleneck, c.bottle, v.Evidence)
+			}
+			golden(t, c.name, v)
+		})
+	}
+}
+
+func golden(t *testing.T, name string, v Verdict) {
+	t.Helper()
+	got, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "golden", name+".json")
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if strings.TrimSpace(string(want)) != strings.TrimSpace(string(got)) {
+		t.Errorf("verdict differs from %s:\n%s", path, got)
+	}
+}
