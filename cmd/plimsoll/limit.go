@@ -30,7 +30,8 @@ func newLimitCmd() *cobra.Command {
 	var (
 		sizes, out            string
 		tolerance, minR, maxR float64
-		trialDur              time.Duration
+		growth                float64
+		trialDur, drain       time.Duration
 		brokersDown           int
 		resume, noReport      bool
 	)
@@ -57,9 +58,11 @@ interrupted search. At the end it writes DIR/index.html (plimsoll report).`,
 	f.StringVar(&sizes, "message-sizes", "100,1000,10000", "message sizes to search, bytes, comma-separated")
 	f.Float64Var(&tolerance, "tolerance", 0.05, "stop when the highest ok and lowest overloaded rates are within this share")
 	f.DurationVar(&trialDur, "trial-duration", 20*time.Second, "measured window of each trial (after --warmup)")
+	f.DurationVar(&drain, "drain-timeout", loadgen.DefaultDrainTimeout, "how long consumers may take to catch up after each trial's window")
 	f.IntVar(&brokersDown, "brokers-down", 0, "brokers the recommendation keeps headroom for")
 	f.StringVar(&out, "out", "plimsoll-limit", "directory for results.jsonl, each trial's files, and the report")
 	f.BoolVar(&resume, "resume", false, "continue the search in --out, reusing its finished trials")
+	f.Float64Var(&growth, "growth", 2, "factor between bracketing steps; smaller when the start (the model's prediction) is close")
 	f.Float64Var(&minR, "min-rate", 1, "lowest rate to try, msgs/s")
 	f.Float64Var(&maxR, "max-rate", 2e6, "highest rate to try, msgs/s (what the generator can drive)")
 	f.BoolVar(&noReport, "no-report", false, "do not write index.html at the end")
@@ -131,6 +134,7 @@ interrupted search. At the end it writes DIR/index.html (plimsoll report).`,
 			TrialsDir: filepath.Join(out, "trials"),
 			SearchID:  fmt.Sprintf("%s-%s", searchKey, time.Now().UTC().Format("150405")),
 		}
+		runner.Base.Load.DrainTimeout = drain
 		tty := isTTY(stderr)
 		var cur limit.Progress
 		if tty {
@@ -140,7 +144,7 @@ interrupted search. At the end it writes DIR/index.html (plimsoll report).`,
 			}
 		}
 		opts := limit.Options{
-			Sizes: sz, Tolerance: tolerance, MinRate: minR, MaxRate: maxR, Store: store, Resume: resume, Config: rawCfg,
+			Sizes: sz, Tolerance: tolerance, Growth: growth, MinRate: minR, MaxRate: maxR, Store: store, Resume: resume, Config: rawCfg,
 			Logf: func(format string, args ...any) { fmt.Fprintf(stderr, "warning: "+format+"\n", args...) },
 			Progress: func(p limit.Progress) {
 				cur = p

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -31,21 +32,28 @@ func TestLimitSearchAndResume(t *testing.T) {
 
 	// First run: killed once a trial has been stored.
 	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
 	store := filepath.Join(out, "results.jsonl")
 	deadline := time.Now().Add(3 * time.Minute)
 	for trialsIn(store) < 1 {
+		select {
+		case <-exited:
+			t.Fatalf("plimsoll limit exited before storing a trial:\n%s", log.String())
+		case <-time.After(time.Second):
+		}
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
-			t.Fatal("no trial stored within 3 minutes")
+			t.Fatalf("no trial stored within 3 minutes:\n%s", log.String())
 		}
-		time.Sleep(time.Second)
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
+	<-exited
 	before := trialsIn(store)
 
 	// Resume to the end.
