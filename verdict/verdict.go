@@ -56,13 +56,17 @@ type Criteria struct {
 	// ClientMaxCPU: plimsoll using more than this share of the cores it may use
 	// (min(GOMAXPROCS, cores)) is client-bound (0.9).
 	ClientMaxCPU float64 `json:"client_max_cpu"`
+	// ScheduleP99Ms: the generator is behind its schedule when its p99 schedule delay exceeds
+	// this many ms or messages went unsent (50). Below it, delays are the operating system's
+	// scheduling jitter, not a generator that cannot keep up.
+	ScheduleP99Ms float64 `json:"schedule_p99_ms"`
 }
 
 // DefaultCriteria are the documented defaults (README, "Verdict criteria").
 func DefaultCriteria() Criteria {
 	return Criteria{
 		MinAchieved: 0.97, MaxLagGrowth: 0.02, PublishP99SLOMs: 1000, MinHandlerIdle: 0.20,
-		MaxISRShare: 0.5, ProduceErrors: true, ClientMaxCPU: 0.9,
+		MaxISRShare: 0.5, ProduceErrors: true, ClientMaxCPU: 0.9, ScheduleP99Ms: 50,
 	}
 }
 
@@ -217,11 +221,12 @@ func clientBound(in Input, c Criteria) (client []Reason, host *Reason) {
 		client = append(client, Reason{Criterion: CritClientBound, Text: fmt.Sprintf(
 			"plimsoll used %.2f of the %.0f cores it may use (GOMAXPROCS %d): give it more cores or producers, or run it on another host", used, usable, r.Config.GOMAXPROCS)})
 	}
-	if !cs.BehindSchedule || cs.BehindCause == "buffer-full" {
+	late := r.Counts.Unsent > 0 || c.ScheduleP99Ms > 0 && r.Latency.ScheduleDelay.P99 > c.ScheduleP99Ms
+	if !cs.BehindSchedule || cs.BehindCause == "buffer-full" || !late {
 		return client, nil
 	}
-	behind := fmt.Sprintf("the generator fell behind its schedule (max schedule delay %.0f ms, %d messages never sent) while its buffers had room",
-		cs.MaxScheduleDelayMs, r.Counts.Unsent)
+	behind := fmt.Sprintf("the generator fell behind its schedule (p99 schedule delay %.0f ms, max %.0f ms, %d messages never sent) while its buffers had room",
+		r.Latency.ScheduleDelay.P99, cs.MaxScheduleDelayMs, r.Counts.Unsent)
 	if in.Series != nil && in.Series.Local {
 		busy, _, _ := hostCPU(in)
 		brokers, n := brokerCPU(in.Series)

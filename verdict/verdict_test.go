@@ -91,23 +91,33 @@ func TestJudge(t *testing.T) {
 		{name: "client-bound-behind", in: Input{Run: func() *loadgen.Result {
 			r := run(200000, 120000, 20)
 			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 850
+			r.Latency.ScheduleDelay.P99 = 700
 			r.Counts.Unsent = 1500000
 			return r
 		}(), Series: series(20, nil)}, want: Invalid, reasons: []string{CritClientBound, CritShortfall}, bottle: "plimsoll"},
 		{name: "co-located-host-saturated", in: Input{Run: func() *loadgen.Result {
 			r := run(20000, 15000, 20)
 			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 400
+			r.Latency.ScheduleDelay.P99 = 300
 			return r
 		}(), Series: withHost(series(20, nil), 0.99, 1.7)}, want: Overloaded, reasons: []string{CritHostCPU, CritShortfall}},
 		{name: "noisy-host", in: Input{Run: func() *loadgen.Result {
 			r := run(1000, 1000, 20)
 			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 400
+			r.Latency.ScheduleDelay.P99 = 300
 			r.Client.CPUShare = 0.01
 			return r
 		}(), Series: withHost(series(20, nil), 1.0, 0.4)}, want: Invalid, reasons: []string{CritHostNoise}},
+		{name: "jitter-is-not-client-bound", in: Input{Run: func() *loadgen.Result {
+			r := run(300, 300, 20)
+			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 51
+			r.Latency.ScheduleDelay.P99 = 14
+			return r
+		}(), Series: withHost(series(20, nil), 0.6, 0.9)}, want: OK},
 		{name: "behind-host-idle", in: Input{Run: func() *loadgen.Result {
 			r := run(20000, 15000, 20)
 			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 400
+			r.Latency.ScheduleDelay.P99 = 300
 			return r
 		}(), Series: withHost(series(20, nil), 0.5, 0.6)}, want: Invalid, reasons: []string{CritClientBound}},
 		{name: "client-bound-cpu", in: Input{Run: func() *loadgen.Result {

@@ -296,6 +296,7 @@ func addCriteriaFlags(fs *pflag.FlagSet) *verdict.Criteria {
 	fs.Float64Var(&c.MinHandlerIdle, "min-handler-idle", c.MinHandlerIdle, "overloaded when a broker's request handlers are idle less than this share (0 = off)")
 	fs.Float64Var(&c.MaxISRShare, "max-isr-share", c.MaxISRShare, "overloaded when ISR changes or under-replication occur in more than this share of seconds (0 = off)")
 	fs.BoolVar(&c.ProduceErrors, "fail-on-produce-errors", c.ProduceErrors, "overloaded on any failed produce")
+	fs.Float64Var(&c.ScheduleP99Ms, "client-max-schedule-delay-ms", c.ScheduleP99Ms, "invalid (client-bound) when the generator's p99 schedule delay exceeds this many ms while its buffers had room (0 = off)")
 	fs.Float64Var(&c.ClientMaxCPU, "client-max-cpu", c.ClientMaxCPU, "invalid (client-bound) when plimsoll uses more than this share of its usable cores (0 = off)")
 	return &c
 }
@@ -308,6 +309,9 @@ func checkCriteria(c *verdict.Criteria) error {
 		if f.v < 0 || f.v > 1 {
 			return usageErrf("%s %v: give a share between 0 and 1 (0 switches the criterion off)", f.name, f.v)
 		}
+	}
+	if c.ScheduleP99Ms < 0 {
+		return usageErrf("--client-max-schedule-delay-ms %v: give a positive number of milliseconds, or 0", c.ScheduleP99Ms)
 	}
 	if c.PublishP99SLOMs < 0 {
 		return usageErrf("--slo-p99-ms %v: give a positive number of milliseconds, or 0 for no SLO", c.PublishP99SLOMs)
