@@ -44,6 +44,8 @@ type Config struct {
 	// as --nic gives it; 0 means unknown (the client host's link speed is read from
 	// /sys/class/net when it reports one).
 	NICBytesPerSec float64
+	// NICByBroker overrides NICBytesPerSec for single brokers (an emulated link shaped slower).
+	NICByBroker map[int32]float64
 	// DiskWriteBytesPerSec is each broker's disk write capacity (--disk-write); 0 = unknown.
 	DiskWriteBytesPerSec float64
 	// HandlerPools is how many request-handler pools mark each broker's
@@ -166,6 +168,7 @@ func Start(ctx context.Context, cfg Config) (*Probe, error) {
 		Local:                cfg.Target.Local,
 		HandlerPools:         map[int32]int{},
 		NICBytesPerSec:       cfg.NICBytesPerSec,
+		NICByBroker:          cfg.NICByBroker,
 		DiskWriteBytesPerSec: cfg.DiskWriteBytesPerSec,
 	}
 	// No client timeout: each scrape's context bounds it (longer for the baseline, as a JVM's

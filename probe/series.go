@@ -27,9 +27,11 @@ type Series struct {
 	GOMAXPROCS int     `json:"gomaxprocs"` // plimsoll's Go scheduler threads
 	Local      bool    `json:"local"`      // brokers run on the client host
 	// HandlerPools is the divisor applied to each broker's request-handler idle meter.
-	HandlerPools         map[int32]int `json:"handler_pools,omitempty"`
-	NICBytesPerSec       float64       `json:"nic_bytes_per_sec,omitempty"`
-	DiskWriteBytesPerSec float64       `json:"disk_write_bytes_per_sec,omitempty"`
+	HandlerPools   map[int32]int `json:"handler_pools,omitempty"`
+	NICBytesPerSec float64       `json:"nic_bytes_per_sec,omitempty"`
+	// NICByBroker is a broker's own link capacity where it differs from NICBytesPerSec.
+	NICByBroker          map[int32]float64 `json:"nic_by_broker,omitempty"`
+	DiskWriteBytesPerSec float64           `json:"disk_write_bytes_per_sec,omitempty"`
 	// NICSpeeds are the client host's interfaces that report a link speed, bytes/s.
 	NICSpeeds map[string]float64 `json:"nic_speeds,omitempty"`
 	Notes     []string           `json:"notes,omitempty"`

@@ -185,6 +185,9 @@ func (s *Series) brokerRows(id int32) []Row {
 	rows = append(rows, cpu)
 
 	nic := s.NICBytesPerSec
+	if v, ok := s.NICByBroker[id]; ok && v > 0 {
+		nic = v
+	}
 	rows = append(rows,
 		Row{Entity: e, Resource: "network in",
 			Amount: m("produce + replication bytes in", unitBps, "bytesinpersec + replicationbytesinpersec", 1,

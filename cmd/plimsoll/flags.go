@@ -276,7 +276,18 @@ func (r *resolved) handlerPools() map[int32]int {
 
 // probeConfig is the probe's configuration for this target.
 func (r *resolved) probeConfig() probe.Config {
-	return probe.Config{BrokerPIDs: r.brokerPIDs(), HandlerPoolsByBroker: r.handlerPools(), NICBytesPerSec: r.nic, DiskWriteBytesPerSec: r.disk}
+	c := probe.Config{BrokerPIDs: r.brokerPIDs(), HandlerPoolsByBroker: r.handlerPools(), NICBytesPerSec: r.nic, DiskWriteBytesPerSec: r.disk}
+	if r.local != nil {
+		for _, b := range r.local.Brokers {
+			if b.NIC > 0 && b.NIC != r.nic {
+				if c.NICByBroker == nil {
+					c.NICByBroker = map[int32]float64{}
+				}
+				c.NICByBroker[b.ID] = b.NIC
+			}
+		}
+	}
+	return c
 }
 
 // kafkaVersion is the local cluster's release, or "" to ask the cluster.

@@ -118,7 +118,7 @@ interrupted search. At the end it writes DIR/index.html (plimsoll report).`,
 		}
 		version := tgt.kafkaVersion()
 		cfg := limit.SearchConfig{
-			Command: "plimsoll " + strings.Join(os.Args[1:], " "), Spec: spec, Criteria: *crit, KafkaVersion: version,
+			Command: commandLine(), Spec: spec, Criteria: *crit, KafkaVersion: version,
 			Brokers: brokers, ReplicationFactor: spec.ReplicationFor(brokers), Partitions: spec.PartitionsFor(brokers),
 			Local: tgt.target.Local, NICBytesPerSec: tgt.nic, BrokersDown: brokersDown, HostCores: runtime.NumCPU(),
 		}
@@ -195,6 +195,18 @@ interrupted search. At the end it writes DIR/index.html (plimsoll report).`,
 		return nil
 	}
 	return cmd
+}
+
+// commandLine is how this search was started, without --resume, so a resumed search records
+// (and compares) the same command.
+func commandLine() string {
+	var args []string
+	for _, a := range os.Args[1:] {
+		if a != "--resume" && a != "--resume=true" {
+			args = append(args, a)
+		}
+	}
+	return "plimsoll " + strings.Join(args, " ")
 }
 
 func progressText(p limit.Progress) string {

@@ -58,7 +58,7 @@ func TestLimitSearchAndResume(t *testing.T) {
 
 	// Resume to the end.
 	res := exec.Command(bin, append(args, "--resume")...)
-	stdoutB, err := res.Output()
+	stdoutB, err := res.CombinedOutput()
 	if err != nil {
 		t.Fatalf("resume: %v\n%s", err, stdoutB)
 	}
