@@ -13,6 +13,7 @@ import (
 	"github.com/plimsoll/plimsoll/probe"
 	"github.com/plimsoll/plimsoll/trial"
 	"github.com/plimsoll/plimsoll/verdict"
+	"github.com/plimsoll/plimsoll/workload"
 )
 
 // TrialData is what the search keeps of each real trial in results.jsonl (Outcome.Data): the
@@ -56,6 +57,9 @@ func (r *Runner) Trial(ctx context.Context, size int, rate float64) (Outcome, er
 	cfg := r.Base
 	cfg.Spec = r.Base.Spec.Clone()
 	cfg.Spec.MessageSize, cfg.Spec.Rate = size, rate
+	if err := batchFor(&cfg.Spec, size); err != nil {
+		return Outcome{}, err
+	}
 	cfg.Load.RunID = fmt.Sprintf("%s-t%d", r.SearchID, n)
 	cfg.Load.TopicPrefix = fmt.Sprintf("plimsoll-%s-t%d-", r.SearchID, n)
 	res, err := trial.Run(ctx, cfg)
@@ -78,6 +82,35 @@ func (r *Runner) Trial(ctx context.Context, size int, rate float64) (Outcome, er
 		r.Done(size, rate, res)
 	}
 	return outcomeOf(res, dir)
+}
+
+// MinBatchMessages is how many messages a producer batch holds at least in a search, unless the
+// workload sets batch.size itself. Kafka's default batch.size (16 KB) holds a single 10 KB
+// message, and a search would then measure the cost of requests, not of bytes.
+const MinBatchMessages = 16
+
+// batchFor raises batch.size to hold MinBatchMessages messages of size bytes, when the workload
+// leaves batch.size at its default. The trial's recorded config shows the value used.
+func batchFor(spec *workload.Spec, size int) error {
+	if _, set := spec.EffectiveProducerProps().Get("batch.size"); set {
+		return nil
+	}
+	if b := BatchSize(*spec, size); b != 16384 {
+		return spec.ProducerProps.Set("batch.size", strconv.Itoa(b))
+	}
+	return nil
+}
+
+// BatchSize is the batch.size a search's trials use for size-byte messages: the workload's own
+// if it sets one, else Kafka's 16384 raised to hold MinBatchMessages messages, at most 1 MB
+// (the brokers' default message.max.bytes).
+func BatchSize(spec workload.Spec, size int) int {
+	if v, set := spec.EffectiveProducerProps().Get("batch.size"); set {
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
+		}
+	}
+	return min(max(16384, MinBatchMessages*(size+64)), 1000000)
 }
 
 // outcomeOf turns a trial's result into the search's Outcome.

@@ -59,12 +59,9 @@ func (cfg SearchConfig) cluster() model.Cluster {
 }
 
 func (cfg SearchConfig) message(size int) model.Message {
-	m := model.Message{PayloadBytes: size}
+	m := model.Message{PayloadBytes: size, BatchSize: BatchSize(cfg.Spec, size)}
 	if cfg.Spec.Keys != workload.KeysNone {
 		m.KeyBytes = keyBytes(cfg.Spec.KeyCount)
-	}
-	if v, ok := cfg.Spec.EffectiveProducerProps().Get("batch.size"); ok {
-		fmt.Sscan(v, &m.BatchSize)
 	}
 	return m
 }
