@@ -64,8 +64,11 @@ type ProcSample struct {
 	RunQueueWait Num `json:"runq_wait"`
 	// SchedLatencyP99 is the 99th percentile, over this interval, of the time goroutines waited
 	// to be scheduled (Go runtime metric /sched/latencies:seconds), in seconds. plimsoll only.
-	SchedLatencyP99 Num    `json:"sched_latency_p99_s"`
-	Err             string `json:"err,omitempty"`
+	SchedLatencyP99 Num `json:"sched_latency_p99_s"`
+	// NIC is the broker's emulated NIC (eth0 in its own network namespace): bytes received are
+	// its inbound traffic, bytes sent its outbound. Nil on loopback.
+	NIC *IfaceSample `json:"nic,omitempty"`
+	Err string       `json:"err,omitempty"`
 }
 
 // IfaceSample is one network interface's traffic, per second.
@@ -133,10 +136,13 @@ type hostReading struct {
 	sched   schedHist
 	brokers map[int32]*pidStat
 	brErr   map[int32]string
-	net     []ifCounters
-	tcp     *tcpCounters
-	disks   []diskCounters
-	mem     *memInfo
+	// brNIC is eth0 of each broker that runs in a network namespace of its own (an emulated
+	// NIC), read through /proc/PID/net/dev, which shows the process's namespace.
+	brNIC map[int32]ifCounters
+	net   []ifCounters
+	tcp   *tcpCounters
+	disks []diskCounters
+	mem   *memInfo
 }
 
 func (h *hostReader) read(at time.Time) *hostReading {
@@ -185,6 +191,12 @@ func (h *hostReader) read(at time.Time) *hostReading {
 		} else {
 			r.brokers[id] = &p
 		}
+		if c, ok := h.nsNIC(pid); ok {
+			if r.brNIC == nil {
+				r.brNIC = map[int32]ifCounters{}
+			}
+			r.brNIC[id] = c
+		}
 	}
 	if b, err := h.file("net/dev"); err != nil {
 		fail(err)
@@ -227,6 +239,30 @@ func (h *hostReader) pid(pid int) (pidStat, error) {
 		return pidStat{}, fmt.Errorf("process %d: %w", pid, err)
 	}
 	return parsePIDStat(b)
+}
+
+// nsNIC reads eth0 of pid's network namespace when that differs from this process's: the
+// broker's emulated NIC. Brokers in this namespace (loopback) have none.
+func (h *hostReader) nsNIC(pid int) (ifCounters, bool) {
+	mine, err1 := os.Readlink(filepath.Join(h.root, "self", "ns", "net"))
+	theirs, err2 := os.Readlink(filepath.Join(h.root, strconv.Itoa(pid), "ns", "net"))
+	if err1 != nil || err2 != nil || mine == theirs {
+		return ifCounters{}, false
+	}
+	b, err := h.file(strconv.Itoa(pid) + "/net/dev")
+	if err != nil {
+		return ifCounters{}, false
+	}
+	ifs, err := parseNetDev(b)
+	if err != nil {
+		return ifCounters{}, false
+	}
+	for _, c := range ifs {
+		if c.name == "eth0" {
+			return c, true
+		}
+	}
+	return ifCounters{}, false
 }
 
 // taskWaits reads the run-queue wait of each thread of pid; threads come and go, so the
@@ -323,6 +359,13 @@ func diffHost(prev, cur *hostReading) *HostSample {
 		}
 		for id, b := range s.Brokers {
 			b.PID = cur.pids[id]
+			if c, ok := cur.brNIC[id]; ok {
+				if p, ok := prev.brNIC[id]; ok {
+					if d := diffNet([]ifCounters{p}, []ifCounters{c}, dt); len(d) == 1 {
+						b.NIC = &d[0]
+					}
+				}
+			}
 			s.Brokers[id] = b
 		}
 	}

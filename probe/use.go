@@ -192,16 +192,16 @@ func (s *Series) brokerRows(id int32) []Row {
 		Row{Entity: e, Resource: "network in",
 			Amount: m("produce + replication bytes in", unitBps, "bytesinpersec + replicationbytesinpersec", 1,
 				func(b *BrokerSample) Num { return b.BytesIn + b.ReplicationBytesIn }),
-			Utilisation: capacity("wire bytes in ÷ NIC", "socketservermetrics_incoming_byte ÷ --nic", nic, "--nic",
-				func(b *BrokerSample) Num { return b.WireIn }),
-			Saturation: blank(""), Errors: blank(""),
+			Utilisation: s.linkOr(id, nic, true, capacity("wire bytes in ÷ NIC", "socketservermetrics_incoming_byte ÷ --nic", nic, "--nic",
+				func(b *BrokerSample) Num { return b.WireIn })),
+			Saturation: s.linkDrops(id, true), Errors: blank(""),
 		},
 		Row{Entity: e, Resource: "network out",
 			Amount: m("consume + replication bytes out", unitBps, "bytesoutpersec + replicationbytesoutpersec", 1,
 				func(b *BrokerSample) Num { return b.BytesOut + b.ReplicationBytesOut }),
-			Utilisation: capacity("wire bytes out ÷ NIC", "socketservermetrics_outgoing_byte ÷ --nic", nic, "--nic",
-				func(b *BrokerSample) Num { return b.WireOut }),
-			Saturation: blank(""), Errors: blank(""),
+			Utilisation: s.linkOr(id, nic, false, capacity("wire bytes out ÷ NIC", "socketservermetrics_outgoing_byte ÷ --nic", nic, "--nic",
+				func(b *BrokerSample) Num { return b.WireOut })),
+			Saturation: s.linkDrops(id, false), Errors: blank(""),
 		},
 		Row{Entity: e, Resource: "disk",
 			Amount: m("log appends (leader + follower)", unitBps, "bytesinpersec + replicationbytesinpersec", 1,
@@ -526,4 +526,44 @@ func (s *Series) notes() []string {
 		out = append(out, fmt.Sprintf("up to %d partitions had no leader", offline))
 	}
 	return out
+}
+
+// brokerNIC returns f of the broker's emulated NIC sample, or Missing.
+func brokerNIC(id int32, f func(*IfaceSample) Num) func(Sample) Num {
+	return func(x Sample) Num {
+		if x.Host == nil {
+			return Missing
+		}
+		if p, ok := x.Host.Brokers[id]; ok && p.NIC != nil {
+			return f(p.NIC)
+		}
+		return Missing
+	}
+}
+
+// linkOr measures a broker's utilisation of its emulated NIC from the link's own counters (every
+// byte on the wire, Ethernet frames included) when the probe saw them, else returns fallback.
+func (s *Series) linkOr(id int32, capBps float64, in bool, fallback Cell) Cell {
+	f := brokerNIC(id, func(n *IfaceSample) Num { return n.TxBytes })
+	metric, src := "link bytes out ÷ NIC", "/proc/PID/net/dev eth0 (broker's namespace) ÷ --nic"
+	if in {
+		f = brokerNIC(id, func(n *IfaceSample) Num { return n.RxBytes })
+		metric = "link bytes in ÷ NIC"
+	}
+	if capBps <= 0 || !s.has(f) {
+		return fallback
+	}
+	return s.measure(metric, unitPct, src, 100/capBps, f)
+}
+
+// linkDrops is the packets the broker's emulated NIC dropped per second, when seen.
+func (s *Series) linkDrops(id int32, in bool) Cell {
+	f := brokerNIC(id, func(n *IfaceSample) Num { return n.TxDrops })
+	if in {
+		f = brokerNIC(id, func(n *IfaceSample) Num { return n.RxDrops })
+	}
+	if !s.has(f) {
+		return blank("")
+	}
+	return s.measure("packets dropped", unitPerS, "/proc/PID/net/dev eth0", 1, f)
 }
