@@ -87,8 +87,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	nic := cfg.Probe.NICBytesPerSec
+	for _, v := range cfg.Probe.NICByBroker {
+		nic = max(nic, v)
+	}
 	res := &Result{Result: lr, KafkaVersion: version, Series: series, Cluster: ClusterInfo{
-		Bootstrap: cfg.Target.Bootstrap, Local: cfg.Target.Local, NICBytesPerSec: cfg.Probe.NICBytesPerSec, MetricsURLs: len(cfg.Target.MetricsURLs),
+		Bootstrap: cfg.Target.Bootstrap, Local: cfg.Target.Local, NICBytesPerSec: nic, MetricsURLs: len(cfg.Target.MetricsURLs),
 	}}
 	var window *probe.Series
 	if series != nil {

@@ -277,14 +277,13 @@ func (r *resolved) handlerPools() map[int32]int {
 // probeConfig is the probe's configuration for this target.
 func (r *resolved) probeConfig() probe.Config {
 	c := probe.Config{BrokerPIDs: r.brokerPIDs(), HandlerPoolsByBroker: r.handlerPools(), NICBytesPerSec: r.nic, DiskWriteBytesPerSec: r.disk}
-	if r.local != nil {
+	if r.local != nil && r.local.NIC > 0 {
+		// Emulated NICs shape the brokers' links only; plimsoll's side (the bridge) is not
+		// shaped, so the client host's capacity is its interfaces' own speed.
+		c.NICBytesPerSec = 0
+		c.NICByBroker = map[int32]float64{}
 		for _, b := range r.local.Brokers {
-			if b.NIC > 0 && b.NIC != r.nic {
-				if c.NICByBroker == nil {
-					c.NICByBroker = map[int32]float64{}
-				}
-				c.NICByBroker[b.ID] = b.NIC
-			}
+			c.NICByBroker[b.ID] = b.NIC
 		}
 	}
 	return c
