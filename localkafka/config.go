@@ -21,11 +21,16 @@ const maxVoters = 3
 // newClusterID returns a random KRaft cluster id (16 bytes, base64url without padding, as
 // kafka-storage random-uuid prints).
 func newClusterID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err) // crypto/rand does not fail on Linux
+	for {
+		var b [16]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			panic(err) // crypto/rand does not fail on Linux
+		}
+		// An id starting with '-' reads as an option to kafka-storage's argument parser.
+		if id := base64.RawURLEncoding.EncodeToString(b[:]); id[0] != '-' {
+			return id
+		}
 	}
-	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
 // serverProperties renders one node's server.properties. Nodes with id <= the voter count are

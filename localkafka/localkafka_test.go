@@ -82,3 +82,11 @@ func TestErrorLines(t *testing.T) {
 }
 
 func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }
+
+func TestClusterIDNeverLooksLikeAnOption(t *testing.T) {
+	for i := 0; i < 2000; i++ {
+		if id := newClusterID(); len(id) != 22 || id[0] == '-' {
+			t.Fatalf("cluster id %q", id)
+		}
+	}
+}

@@ -221,6 +221,21 @@ func clientBound(in Input, c Criteria) (client []Reason, host *Reason) {
 		client = append(client, Reason{Criterion: CritClientBound, Text: fmt.Sprintf(
 			"plimsoll used %.2f of the %.0f cores it may use (GOMAXPROCS %d): give it more cores or producers, or run it on another host", used, usable, r.Config.GOMAXPROCS)})
 	}
+	// Goroutines queueing for one of plimsoll's Go scheduler threads (GOMAXPROCS) means the
+	// generator's own CPU is the limit, whatever its buffers say.
+	if c.ScheduleP99Ms > 0 && in.Series != nil {
+		sched, n := meanOf(in.Series, func(x probe.Sample) probe.Num {
+			if x.Host == nil {
+				return probe.Missing
+			}
+			return x.Host.Self.SchedLatencyP99
+		})
+		if n > 0 && 1000*sched > c.ScheduleP99Ms/2 {
+			client = append(client, Reason{Criterion: CritClientBound, Text: fmt.Sprintf(
+				"plimsoll's goroutines waited %.0f ms (p99, mean over the window) for one of its %d Go scheduler threads: the generator's CPU is the limit; give it more cores (GOMAXPROCS) or run it on another host",
+				1000*sched, r.Config.GOMAXPROCS)})
+		}
+	}
 	late := r.Counts.Unsent > 0 || c.ScheduleP99Ms > 0 && r.Latency.ScheduleDelay.P99 > c.ScheduleP99Ms
 	if !cs.BehindSchedule || cs.BehindCause == "buffer-full" || !late {
 		return client, nil

@@ -120,6 +120,18 @@ func TestJudge(t *testing.T) {
 			r.Latency.ScheduleDelay.P99 = 300
 			return r
 		}(), Series: withHost(series(20, nil), 0.5, 0.6)}, want: Invalid, reasons: []string{CritClientBound}},
+		{name: "client-bound-go-scheduler", in: Input{Run: func() *loadgen.Result {
+			r := run(40000, 36000, 20)
+			r.Config.GOMAXPROCS, r.Client.CPUShare = 1, 0.25
+			r.Client.BehindSchedule, r.Client.BehindCause = true, "buffer-full"
+			return r
+		}(), Series: func() *probe.Series {
+			s := withHost(series(20, nil), 0.95, 1.0)
+			for i := range s.Samples {
+				s.Samples[i].Host.Self.SchedLatencyP99 = 0.03
+			}
+			return s
+		}()}, want: Invalid, reasons: []string{CritClientBound}},
 		{name: "client-bound-cpu", in: Input{Run: func() *loadgen.Result {
 			r := run(200000, 150000, 20)
 			r.Config.GOMAXPROCS, r.Client.CPUShare = 1, 0.49
