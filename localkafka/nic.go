@@ -98,6 +98,13 @@ func tbfArgs(op, dev string, bytesPerSec float64) []string {
 // setup makes the bridges, namespaces and links for brokers and assigns their addresses.
 func (n nicNet) setup(c *State) error {
 	n.teardown() // leftovers of a crashed cluster in the same directory
+	if out, err := exec.Command("ip", "-o", "addr", "show").Output(); err == nil {
+		for _, gw := range []string{n.host(n.data, 1), n.host(n.mgmt, 1)} {
+			if strings.Contains(string(out), " "+gw+"/") {
+				return fmt.Errorf("%w: %s is already used on this machine (another cluster with emulated NICs?): pick another --subnet", ErrNoNIC, gw)
+			}
+		}
+	}
 	steps := [][]string{
 		{"ip", "link", "add", n.bridge("d"), "type", "bridge"},
 		{"ip", "link", "add", n.bridge("m"), "type", "bridge"},

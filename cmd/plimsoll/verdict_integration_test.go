@@ -106,8 +106,8 @@ func TestVerdictClientBound(t *testing.T) {
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
 	// gzip at its highest level on incompressible payloads costs the client far more CPU than the
-	// broker, so one Go scheduler thread cannot keep 40,000 1 KB messages a second.
-	_, stderr, code := plimsoll(t, "run", "--cluster-dir", clusterDir, "--rate", "40000", "--message-size", "1000",
+	// broker, so one Go scheduler thread cannot keep 80,000 1 KB messages a second.
+	_, stderr, code := plimsoll(t, "run", "--cluster-dir", clusterDir, "--rate", "80000", "--message-size", "1000",
 		"--producers", "1", "--replication-factor", "1", "--consumer-groups", "0", "--producer-prop", "acks=1",
 		"--producer-prop", "compression.type=gzip", "--producer-prop", "compression.gzip.level=9",
 		"--duration", "10s", "--warmup", "3s", "--out", out, "--drain-timeout", "5s")
