@@ -93,7 +93,9 @@ func TestLimitSearchAndResume(t *testing.T) {
 		if p.Safe <= 0 || p.Bottleneck == "" {
 			t.Errorf("point %+v: no safe rate or no bottleneck", p)
 		}
-		if i > 0 && p.SafeBytes < points[i-1].SafeBytes {
+		// The search places each boundary within its tolerance (0.3 here), so a drop smaller than
+		// that is noise; a larger one means throughput falls with message size.
+		if i > 0 && p.SafeBytes < points[i-1].SafeBytes*(1-0.3) {
 			t.Errorf("safe MB/s fell from %.0f B/s at %d B to %.0f at %d B", points[i-1].SafeBytes, points[i-1].Size, p.SafeBytes, p.Size)
 		}
 	}
