@@ -40,6 +40,9 @@ type Options struct {
 	NIC float64
 	// Subnet is the emulated NICs' /24 (default DefaultSubnet); the next /24 is for metrics.
 	Subnet string
+	// Security adds TLS and/or SASL client listeners on each broker besides PLAINTEXT (default
+	// none). Kafka's listener.security.protocol.map entries SSL, SASL_PLAINTEXT, SASL_SSL.
+	Security Security
 	// StartTimeout bounds how long Up waits for every broker to register (default 3 minutes).
 	StartTimeout time.Duration
 	// Log receives progress lines; nil discards them.
@@ -91,6 +94,9 @@ func (o Options) Validate() error {
 		if _, err := newNICNet(o.Dir, o.Subnet); err != nil {
 			return err
 		}
+	}
+	if err := o.Security.validate(o.KafkaVersion); err != nil {
+		return err
 	}
 	if majorVersion(o.KafkaVersion) < 3 || o.KafkaVersion < "3.3" && majorVersion(o.KafkaVersion) == 3 {
 		return fmt.Errorf("--kafka-version %s: plimsoll runs KRaft clusters, which need Kafka 3.3 or later", o.KafkaVersion)
@@ -210,6 +216,10 @@ func newState(o Options, dist Dist) (*State, error) {
 		Dir: o.Dir, ClusterID: newClusterID(), KafkaVersion: o.KafkaVersion, Heap: o.Heap,
 		Dist: dist, ExtraConfig: o.ExtraConfig, Created: time.Now().UTC(), NIC: o.NIC,
 	}
+	if o.Security.Enabled() {
+		sec := o.Security
+		c.Security = &sec
+	}
 	if o.NIC > 0 {
 		// Each broker has a namespace of its own, so the well-known ports are free; addresses
 		// are assigned when the network is made.
@@ -224,11 +234,12 @@ func newState(o Options, dist Dist) (*State, error) {
 				c.Brokers[i-1].ControllerPort = 0
 			}
 		}
+		c.assignSecurePorts(nil)
 		return c, nil
 	}
 	nports := 0
 	for i := 1; i <= o.Brokers; i++ {
-		nports += 2
+		nports += 2 + len(o.Security.Listeners())
 		if i <= maxVoters {
 			nports++
 		}
@@ -246,6 +257,7 @@ func newState(o Options, dist Dist) (*State, error) {
 		}
 		c.Brokers = append(c.Brokers, b)
 	}
+	c.assignSecurePorts(take)
 	return c, nil
 }
 
@@ -274,6 +286,9 @@ func (c *State) writeConfigs() error {
 	if err := os.WriteFile(filepath.Join(c.Dir, "jmx-rules.yaml"), JMXRules, 0o644); err != nil {
 		return err
 	}
+	if err := c.writeTLS(); err != nil {
+		return err
+	}
 	for _, b := range c.Brokers {
 		if err := os.MkdirAll(filepath.Join(b.Dir, "data"), 0o755); err != nil {
 			return err
@@ -281,7 +296,11 @@ func (c *State) writeConfigs() error {
 		// Logs left by a failed earlier attempt in this directory would confuse a new one.
 		os.Remove(filepath.Join(b.Dir, "stdout.log"))
 		os.Remove(b.LogPath())
-		if err := os.WriteFile(b.configPath(), []byte(serverProperties(c, b)), 0o644); err != nil {
+		perm := os.FileMode(0o644)
+		if c.Security != nil && c.Security.SASLUser != "" {
+			perm = 0o600 // the PLAIN login module's password is in it
+		}
+		if err := os.WriteFile(b.configPath(), []byte(serverProperties(c, b)), perm); err != nil {
 			return err
 		}
 		logCfg, name := log4j2Config(b.Dir), "log4j2.properties"
@@ -302,6 +321,7 @@ func (c *State) removeAll() {
 		os.RemoveAll(b.Dir)
 	}
 	os.Remove(filepath.Join(c.Dir, "jmx-rules.yaml"))
+	os.RemoveAll(c.tlsDir())
 	os.Remove(statePath(c.Dir))
 }
 

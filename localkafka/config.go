@@ -64,6 +64,7 @@ func serverProperties(c *State, b *Broker) string {
 		p["process.roles"] = "broker"
 		p["listeners"] = fmt.Sprintf("PLAINTEXT://%s:%d", b.Host, b.Port)
 	}
+	c.securityProperties(b, p)
 	for k, v := range c.ExtraConfig {
 		p[k] = v
 	}

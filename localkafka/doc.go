@@ -13,4 +13,9 @@
 // Each broker's metrics are served by the exporter agent as Prometheus text, with the rules in
 // jmx-rules.yaml (names documented in docs/metrics.md). Fault injection (Kill, Pause, Resume,
 // Restart) acts on one broker's JVM with signals.
+//
+// Every broker has a PLAINTEXT client listener (also the replication listener). Options.Security
+// adds secure client listeners beside it (security.go): SSL with a throwaway CA and a broker
+// certificate generated in Go and read by Kafka as PEM stores, SASL_PLAINTEXT with PLAIN and
+// SCRAM (credentials created at format time), and SASL_SSL when both are on.
 package localkafka

@@ -42,6 +42,7 @@ func (c *State) formatStorage(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			args := append(c.jvmArgs(b), "kafka.tools.StorageTool", "format", "-t", c.ClusterID, "-c", b.configPath())
+			args = append(args, c.scramArgs()...)
 			// The tool's own heap need is small; replace the broker heap to start faster.
 			args[0], args[1] = "-Xms64m", "-Xmx256m"
 			out, err := exec.CommandContext(ctx, "java", args...).CombinedOutput()
@@ -86,9 +87,36 @@ func (c *State) start(b *Broker) error {
 		return fmt.Errorf("starting broker %d: %w", b.ID, err)
 	}
 	b.PID = cmd.Process.Pid
-	// Reap the child if it dies while this process lives, so it never lingers as a zombie.
-	go cmd.Wait()
+	// Reap the child if it dies while this process lives, so it never lingers as a zombie, and
+	// remember whether it has exited: see ProcState.
+	exited := make(chan struct{})
+	children.Store(b.PID, exited)
+	go func() {
+		cmd.Wait()
+		close(exited)
+	}()
 	return nil
+}
+
+// children maps the pid of each JVM this process started to a channel closed when it exits.
+// With an emulated NIC the JVM is started by `ip netns exec`, which execs java only after
+// start returns; while the kernel swaps the program, /proc/PID/cmdline may read empty, and a
+// busy host once made that window wide enough for a live broker to look dead at start-up.
+// For our own children, the exit status is the truth.
+var children sync.Map // int -> chan struct{}
+
+// childAlive reports whether pid is a JVM this process started (known) and has not exited.
+func childAlive(pid int) (alive, known bool) {
+	v, ok := children.Load(pid)
+	if !ok {
+		return false, false
+	}
+	select {
+	case <-v.(chan struct{}):
+		return false, true
+	default:
+		return true, true
+	}
 }
 
 // startMarker separates one start of a broker from the next in its stdout.log.
@@ -283,11 +311,14 @@ type Status struct {
 	Bootstrap    string         `json:"bootstrap"`
 	Stopped      bool           `json:"stopped"`
 	Brokers      []BrokerStatus `json:"brokers"`
+	// SecureListeners are the TLS/SASL client listeners, absent when the cluster has none.
+	SecureListeners []ListenerStatus `json:"secure_listeners,omitempty"`
 }
 
 // Status reads each broker's process state. Alive means the JVM exists and is not paused.
 func (c *State) Status() Status {
-	s := Status{KafkaVersion: c.KafkaVersion, ClusterID: c.ClusterID, Dir: c.Dir, Bootstrap: c.Bootstrap(), Stopped: c.Stopped}
+	s := Status{KafkaVersion: c.KafkaVersion, ClusterID: c.ClusterID, Dir: c.Dir, Bootstrap: c.Bootstrap(), Stopped: c.Stopped,
+		SecureListeners: c.SecureListeners()}
 	for _, b := range c.Brokers {
 		st := b.ProcState()
 		s.Brokers = append(s.Brokers, BrokerStatus{

@@ -36,6 +36,8 @@ type State struct {
 	NIC float64 `json:"nic_bytes_per_sec,omitempty"`
 	// Subnet is the /24 of the emulated NICs' data network.
 	Subnet string `json:"subnet,omitempty"`
+	// Security records the TLS/SASL client listeners (see SecureListeners); nil = PLAINTEXT only.
+	Security *Security `json:"security,omitempty"`
 }
 
 // Broker is one Kafka node (JVM) of the local cluster.
@@ -54,6 +56,8 @@ type Broker struct {
 	HostIface string  `json:"host_iface,omitempty"`
 	MgmtHost  string  `json:"mgmt_host,omitempty"`
 	NIC       float64 `json:"nic_bytes_per_sec,omitempty"`
+	// SecurePorts are the ports of the secure client listeners, by listener name (SSL, ...).
+	SecurePorts map[string]int `json:"secure_ports,omitempty"`
 }
 
 // Address is the broker's client listener, host:port.
@@ -85,7 +89,10 @@ func (b *Broker) ProcState() ProcState {
 	}
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", b.PID))
 	if err != nil || !strings.Contains(string(cmdline), b.configPath()) {
-		return ProcDead
+		// Our own child may be between two programs (ip netns exec -> java): ask its exit status.
+		if alive, known := childAlive(b.PID); !known || !alive {
+			return ProcDead
+		}
 	}
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", b.PID))
 	if err != nil {

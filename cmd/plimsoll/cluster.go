@@ -32,6 +32,7 @@ command returns; its state lives in --dir.`,
 		Example: `  plimsoll cluster up                          # 3 brokers, Kafka 4.1.0
   plimsoll cluster up --brokers 5 --kafka-version 3.9.1 --heap 512m
   plimsoll cluster up --nic 16Mbit/s                 # each broker behind its own shaped link
+  PLIMSOLL_SASL_PASSWORD=secret plimsoll cluster up --tls --sasl-user bench   # + SSL, SASL listeners
   plimsoll cluster shape 2 8Mbit/s                   # make broker 2 slow
   plimsoll cluster status --json
   plimsoll cluster pause 2 && sleep 30 && plimsoll cluster resume 2
@@ -60,14 +61,35 @@ func newClusterUpCmd(dir *string) *cobra.Command {
 	var timeout time.Duration
 	var nic string
 	var extra []string
+	var saslPassEnv string
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Start a local Kafka cluster and wait until every broker is registered",
+		Long: `up starts the cluster and waits until every broker is registered. Each broker has a PLAINTEXT
+client listener (also used for replication); --tls and --sasl-user add secure client listeners
+beside it:
+
+  --tls                SSL: a throwaway CA and broker certificate (IP SANs) in DIR/tls;
+                       clients trust DIR/tls/ca.pem (plimsoll run --tls-ca)
+  --tls-client-auth    the SSL listener requires a client certificate (DIR/tls/client.pem,
+                       client-key.pem)
+  --sasl-user USER     SASL_PLAINTEXT with PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 for USER, the
+                       password read from $PLIMSOLL_SASL_PASSWORD (--sasl-password-env)
+  both                 also SASL_SSL
+
+` + "`plimsoll cluster status`" + ` prints each secure listener's bootstrap and the run flags that reach it.`,
 		Example: `  plimsoll cluster up
-  plimsoll cluster up --brokers 3 --kafka-version 3.9.1 --heap 768m --dir /tmp/kafka-a`,
+  plimsoll cluster up --brokers 3 --kafka-version 3.9.1 --heap 768m --dir /tmp/kafka-a
+  PLIMSOLL_SASL_PASSWORD=secret plimsoll cluster up --tls --sasl-user bench`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Dir, o.StartTimeout = *dir, timeout
+			if o.Security.SASLUser != "" {
+				o.Security.SASLPassword = os.Getenv(saslPassEnv)
+				if o.Security.SASLPassword == "" {
+					return usageErrf("--sasl-user %s: the password environment variable %s is empty; set it or name another with --sasl-password-env", o.Security.SASLUser, saslPassEnv)
+				}
+			}
 			if nic != "" {
 				r, err := units.ParseRate(nic)
 				if err != nil || r <= 0 {
@@ -107,6 +129,10 @@ func newClusterUpCmd(dir *string) *cobra.Command {
 	f.StringVar(&nic, "nic", "", "emulate a NIC of this rate per direction for each broker, e.g. 16Mbit/s (network namespaces; needs root, ip, tc)")
 	f.StringArrayVar(&extra, "broker-config", nil, "set a server.properties entry on every broker, key=value (repeatable)")
 	f.StringVar(&o.Subnet, "subnet", localkafka.DefaultSubnet, "IPv4 /24 for the emulated NICs (the next /24 carries metrics, unshaped)")
+	f.BoolVar(&o.Security.TLS, "tls", false, "add an SSL client listener on each broker (certificates from a throwaway CA in DIR/tls; SASL_SSL too with --sasl-user)")
+	f.BoolVar(&o.Security.ClientAuth, "tls-client-auth", false, "the SSL listener requires a client certificate (mutual TLS; DIR/tls/client.pem and client-key.pem)")
+	f.StringVar(&o.Security.SASLUser, "sasl-user", "", "add a SASL_PLAINTEXT client listener (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) for this user")
+	f.StringVar(&saslPassEnv, "sasl-password-env", "PLIMSOLL_SASL_PASSWORD", "environment variable holding the --sasl-user password (never a flag: it would show in ps)")
 	return cmd
 }
 
@@ -172,6 +198,28 @@ func printStatus(cmd *cobra.Command, s localkafka.Status) {
 		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", b.ID, b.PID, b.State, b.Address, b.MetricsURL, role, nic)
 	}
 	tw.Flush()
+	if len(s.SecureListeners) > 0 {
+		fmt.Fprintln(w, "\nsecure client listeners (plimsoll run flags):")
+		for _, l := range s.SecureListeners {
+			fmt.Fprintf(w, "  %-15s %s\n", l.Name, strings.Join(runFlags(l), " "))
+		}
+	}
+}
+
+// runFlags are the `plimsoll run` flags that reach a secure listener (the SASL password comes
+// from $PLIMSOLL_SASL_PASSWORD, as for the cluster).
+func runFlags(l localkafka.ListenerStatus) []string {
+	f := []string{"--bootstrap", l.Bootstrap}
+	if l.CAFile != "" {
+		f = append(f, "--tls-ca", l.CAFile)
+	}
+	if l.ClientCert != "" {
+		f = append(f, "--tls-cert", l.ClientCert, "--tls-key", l.ClientKey)
+	}
+	if l.SASLUser != "" {
+		f = append(f, "--sasl-mechanism", "scram-sha-512", "--sasl-user", l.SASLUser)
+	}
+	return f
 }
 
 func newClusterDownCmd(dir *string) *cobra.Command {

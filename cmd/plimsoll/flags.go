@@ -155,7 +155,7 @@ func (t *targetFlags) resolve(ctx context.Context, log io.Writer) (*resolved, er
 	}
 	if t.bootstrap == "" {
 		if t.tls || t.tlsCA != "" || t.saslMech != "" || len(t.metricsURLs) > 0 {
-			return nil, usageErrf("--tls, --sasl-* and --metrics-url need --bootstrap (the local cluster is plaintext and its metrics are automatic)")
+			return nil, usageErrf("--tls, --sasl-* and --metrics-url need --bootstrap (without it the local cluster is used over PLAINTEXT, its metrics automatic; for the TLS/SASL listeners of `plimsoll cluster up --tls/--sasl-user`, give the --bootstrap that `plimsoll cluster status` prints)")
 		}
 		c, err := localkafka.Open(t.clusterDir)
 		if errors.Is(err, localkafka.ErrNoCluster) {
@@ -208,15 +208,16 @@ func (t *targetFlags) resolve(ctx context.Context, log io.Writer) (*resolved, er
 	if err := r.target.Validate(); err != nil {
 		return nil, usageErr(err)
 	}
-	if err := reachable(ctx, r.target); err != nil {
+	if err := reachable(ctx, r.target, t.saslPassEnv); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
 // reachable fails within a bounded time when the cluster cannot be reached or authentication
-// fails, before anything is created.
-func reachable(ctx context.Context, t target.Target) error {
+// fails, before anything is created. Refused credentials and untrusted certificates are bad
+// input (exit 2) with a hint naming the flags, and passEnv, that fix them.
+func reachable(ctx context.Context, t target.Target, passEnv string) error {
 	opts, err := t.ClientOpts()
 	if err != nil {
 		return usageErr(err)
@@ -229,6 +230,14 @@ func reachable(ctx context.Context, t target.Target) error {
 	mctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	if _, err := kadm.NewClient(cl).BrokerMetadata(mctx); err != nil {
+		switch err := t.Explain(err); {
+		case errors.Is(err, target.ErrAuth):
+			return &cliError{code: ExitUsage, err: err,
+				hint: fmt.Sprintf("check --sasl-user, --sasl-mechanism (plain, scram-sha-256, scram-sha-512) and the password in $%s (or name another variable with --sasl-password-env)", passEnv)}
+		case errors.Is(err, target.ErrCertificate):
+			return &cliError{code: ExitUsage, err: err,
+				hint: "give the CA that signed the brokers' certificates with --tls-ca, and a client certificate with --tls-cert/--tls-key where the brokers require one (a local cluster started with --tls keeps them in DIR/tls; `plimsoll cluster status` shows the flags)"}
+		}
 		return withHint(fmt.Errorf("cannot reach the cluster at %s within 15s: %w", strings.Join(t.Bootstrap, ","), err),
 			"check --bootstrap, the network, and --tls/--sasl-* settings (an authentication failure shows here too)")
 	}
