@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/probe"
@@ -142,11 +141,10 @@ func outcomeOf(res *trial.Result, dir string) (Outcome, error) {
 // clusters) and plimsoll itself.
 func cpuShares(res *trial.Result) map[string]float64 {
 	out := map[string]float64{"plimsoll": res.Client.CPUShare * float64(res.Config.NumCPU)}
-	if res.Series == nil {
+	w := res.MeasuredWindow()
+	if w == nil {
 		return out
 	}
-	from := res.Window.Start
-	w := res.Series.Window(from, from.Add(secondsDur(res.Window.MeasuredSeconds)))
 	sums, counts := map[int32]float64{}, map[int32]int{}
 	for _, x := range w.Samples {
 		if x.Host == nil {
@@ -164,5 +162,3 @@ func cpuShares(res *trial.Result) map[string]float64 {
 	}
 	return out
 }
-
-func secondsDur(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

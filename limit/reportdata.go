@@ -234,14 +234,13 @@ func configKVs(cfg SearchConfig) []report.KV {
 		{Key: "keys", Value: s.Keys.String()},
 		{Key: "trial window", Value: fmt.Sprintf("%s after %s warm-up", s.Duration, s.Warmup)},
 	}
-	for _, p := range s.EffectiveProducerProps().Keys() {
-		v, _ := s.EffectiveProducerProps().Get(p)
+	props := s.EffectiveProducerProps()
+	for _, p := range props.Keys() {
+		v, _ := props.Get(p)
 		kv = append(kv, report.KV{Key: "producer " + p, Value: v})
 	}
 	c := cfg.Criteria
-	kv = append(kv, report.KV{Key: "overload criteria", Value: fmt.Sprintf(
-		"achieved < %.0f%% of target; lag growth > %.0f%%/s; p99 publish > %.0f ms; handler idle < %.0f%%; ISR churn > %.0f%% of seconds; produce errors %v",
-		100*c.MinAchieved, 100*c.MaxLagGrowth, c.PublishP99SLOMs, 100*c.MinHandlerIdle, 100*c.MaxISRShare, c.ProduceErrors)})
+	kv = append(kv, report.KV{Key: "overload criteria", Value: c.Describe()})
 	return kv
 }
 

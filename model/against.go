@@ -19,16 +19,18 @@ type Agreement struct {
 	Broker int32 `json:"broker"`
 	// Predicted uses the balanced assignment the model assumes; Corrected uses the broker's
 	// measured share of leader traffic (the producer's partitioner is never perfectly even).
-	MeasuredIn, PredictedIn, CorrectedIn    float64 `json:"-"`
-	MeasuredOut, PredictedOut, CorrectedOut float64 `json:"-"`
-	InError                                 float64 `json:"in_error"`            // (measured - predicted) / predicted
-	OutError                                float64 `json:"out_error"`           // likewise for network out
-	CorrectedInError                        float64 `json:"corrected_in_error"`  // with the measured leader share
-	CorrectedOutError                       float64 `json:"corrected_out_error"` // with the measured leader share
-	MeasuredInBPS                           float64 `json:"measured_in_bytes_per_sec"`
-	PredictedInBPS                          float64 `json:"predicted_in_bytes_per_sec"`
-	MeasuredOutBPS                          float64 `json:"measured_out_bytes_per_sec"`
-	PredictedOutBPS                         float64 `json:"predicted_out_bytes_per_sec"`
+	// Network in and out, bytes per second.
+	MeasuredIn   float64 `json:"measured_in_bytes_per_sec"`
+	PredictedIn  float64 `json:"predicted_in_bytes_per_sec"`
+	CorrectedIn  float64 `json:"corrected_in_bytes_per_sec"`
+	MeasuredOut  float64 `json:"measured_out_bytes_per_sec"`
+	PredictedOut float64 `json:"predicted_out_bytes_per_sec"`
+	CorrectedOut float64 `json:"corrected_out_bytes_per_sec"`
+
+	InError           float64 `json:"in_error"`            // (measured - predicted) / predicted
+	OutError          float64 `json:"out_error"`           // likewise for network out
+	CorrectedInError  float64 `json:"corrected_in_error"`  // with the measured leader share
+	CorrectedOutError float64 `json:"corrected_out_error"` // with the measured leader share
 }
 
 // Against predicts each broker's network in and out for the traffic the cluster actually took
@@ -70,7 +72,6 @@ func Against(c Cluster, m []Measured) ([]Agreement, float64, error) {
 			PredictedIn: p.NetworkIn, PredictedOut: p.NetworkOut, CorrectedIn: corr.NetworkIn, CorrectedOut: corr.NetworkOut}
 		a.InError, a.OutError = relErr(a.MeasuredIn, a.PredictedIn), relErr(a.MeasuredOut, a.PredictedOut)
 		a.CorrectedInError, a.CorrectedOutError = relErr(a.MeasuredIn, a.CorrectedIn), relErr(a.MeasuredOut, a.CorrectedOut)
-		a.MeasuredInBPS, a.PredictedInBPS, a.MeasuredOutBPS, a.PredictedOutBPS = a.MeasuredIn, a.PredictedIn, a.MeasuredOut, a.PredictedOut
 		out = append(out, a)
 	}
 	slices.SortFunc(out, func(a, b Agreement) int { return int(a.Broker - b.Broker) })

@@ -1,8 +1,6 @@
 package trial
 
 import (
-	"time"
-
 	"github.com/plimsoll/plimsoll/model"
 	"github.com/plimsoll/plimsoll/probe"
 )
@@ -11,11 +9,10 @@ import (
 // metrics as the probe read them, for comparison with the model (model.Against). Brokers
 // without metrics in the window are left out.
 func (r *Result) BrokerTraffic() []model.Measured {
-	if r.Series == nil {
+	w := r.MeasuredWindow()
+	if w == nil {
 		return nil
 	}
-	from := r.Window.Start
-	w := r.Series.Window(from, from.Add(time.Duration(r.Window.MeasuredSeconds*float64(time.Second))))
 	var out []model.Measured
 	for _, id := range w.BrokerIDs() {
 		m := model.Measured{Broker: id}

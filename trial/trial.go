@@ -94,18 +94,24 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res := &Result{Result: lr, KafkaVersion: version, Series: series, Cluster: ClusterInfo{
 		Bootstrap: cfg.Target.Bootstrap, Local: cfg.Target.Local, NICBytesPerSec: nic, MetricsURLs: len(cfg.Target.MetricsURLs),
 	}}
-	var window *probe.Series
-	if series != nil {
-		from := lr.Window.Start
-		to := from.Add(time.Duration(lr.Window.MeasuredSeconds * float64(time.Second)))
-		window = series.Window(from, to)
-		if len(window.Samples) > 0 {
-			t := window.USE()
-			res.USE = &t
-		}
+	window := res.MeasuredWindow()
+	if window != nil && len(window.Samples) > 0 {
+		t := window.USE()
+		res.USE = &t
 	}
 	res.Verdict = verdict.Judge(verdict.Input{Run: lr, Series: window}, cfg.Criteria)
 	return res, nil
+}
+
+// MeasuredWindow is the probe's samples over the load generator's measured window (warm-up and
+// drain left out): what the verdict, the USE table and every per-broker figure are drawn from.
+// Nil when nothing was probed.
+func (r *Result) MeasuredWindow() *probe.Series {
+	if r.Series == nil || r.Result == nil {
+		return nil
+	}
+	from := r.Window.Start
+	return r.Series.Window(from, from.Add(time.Duration(r.Window.MeasuredSeconds*float64(time.Second))))
 }
 
 // NewRunID returns a fresh run id: the UTC time to the second and 4 random hex digits, so ids

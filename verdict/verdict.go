@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/probe"
+	"github.com/plimsoll/plimsoll/units"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -26,6 +28,7 @@ const (
 	CritClientBound = "client-bound"
 	CritShortfall   = "shortfall"
 	CritLag         = "lag"
+	CritReplication = "replication"
 	CritLatency     = "latency"
 	CritHandlerIdle = "handler-idle"
 	CritISR         = "isr"
@@ -43,6 +46,12 @@ type Criteria struct {
 	// MaxLagGrowth: consumer backlog growing faster than this share of the target rate, per
 	// second, over the measured window (least-squares slope) means consumers fall behind (0.02).
 	MaxLagGrowth float64 `json:"max_lag_growth"`
+	// MinReplicated: the followers fetching less than this share of what the leaders appended
+	// over the window means replication falls behind (0.97): summed over brokers, replication
+	// bytes in / ((replication factor - 1) x produce bytes in). With acks=1 a producer can take
+	// more than its share of a broker's inbound link while the followers fall behind; the ISR
+	// shrinks only replica.lag.time.max.ms (30 s) later, so this catches it within a trial.
+	MinReplicated float64 `json:"min_replicated"`
 	// PublishP99SLOMs: p99 publish latency above this many ms is overloaded (1000).
 	PublishP99SLOMs float64 `json:"publish_p99_slo_ms"`
 	// MinHandlerIdle: a broker whose request handlers are idle less than this share on
@@ -65,7 +74,7 @@ type Criteria struct {
 // DefaultCriteria are the documented defaults (README, "Verdict criteria").
 func DefaultCriteria() Criteria {
 	return Criteria{
-		MinAchieved: 0.97, MaxLagGrowth: 0.02, PublishP99SLOMs: 1000, MinHandlerIdle: 0.20,
+		MinAchieved: 0.97, MaxLagGrowth: 0.02, MinReplicated: 0.97, PublishP99SLOMs: 1000, MinHandlerIdle: 0.20,
 		MaxISRShare: 0.5, ProduceErrors: true, ClientMaxCPU: 0.9, ScheduleP99Ms: 50,
 	}
 }
@@ -282,6 +291,11 @@ func clusterReasons(in Input, c Criteria, v *Verdict) []Reason {
 	}
 	if in.Series != nil && len(in.Series.Samples) > 0 {
 		out = append(out, brokerReasons(in.Series, c, v)...)
+		if c.MinReplicated > 0 {
+			if rr := replicationReason(in.Series, r, c, v); rr != nil {
+				out = append(out, *rr)
+			}
+		}
 	}
 	return out
 }
@@ -355,6 +369,61 @@ func brokerReasons(s *probe.Series, c Criteria, v *Verdict) []Reason {
 	return out
 }
 
+// replicationReason compares what the followers fetched with what the leaders appended.
+// It assumes the cluster's traffic is the run's, all at the run's replication factor.
+func replicationReason(s *probe.Series, r *loadgen.Result, c Criteria, v *Verdict) *Reason {
+	rf := r.Config.ReplicationFactor
+	if rf <= 1 {
+		v.Skipped = append(v.Skipped, CritReplication+": replication factor 1, no followers")
+		return nil
+	}
+	var in, repl float64
+	n := 0
+	perBroker := map[int32]float64{}
+	for _, x := range s.Samples {
+		ok := len(x.Brokers) > 0
+		for _, b := range x.Brokers {
+			ok = ok && b != nil && b.BytesIn.OK() && b.ReplicationBytesIn.OK()
+		}
+		if !ok {
+			continue
+		}
+		n++
+		for id, b := range x.Brokers {
+			in += float64(b.BytesIn) * b.Interval
+			repl += float64(b.ReplicationBytesIn) * b.Interval
+			perBroker[id] += float64(b.ReplicationBytesIn) * b.Interval
+		}
+	}
+	if n < 3 || in <= 0 {
+		v.Skipped = append(v.Skipped, CritReplication+": fewer than 3 seconds of produce and replication bytes from every broker")
+		return nil
+	}
+	want := float64(rf-1) * in
+	share := repl / want
+	if share >= c.MinReplicated {
+		return nil
+	}
+	// The broker that fetched least is named; with a balanced assignment each follows alike.
+	var slow int32
+	for id, b := range perBroker {
+		if slow == 0 || b < perBroker[slow] || b == perBroker[slow] && id < slow {
+			slow = id
+		}
+	}
+	secs := 0.0
+	for _, x := range s.Samples {
+		secs += x.Time.Sub(x.Start).Seconds()
+	}
+	behind := ""
+	if secs > 0 {
+		behind = fmt.Sprintf(", %s behind", units.FormatRate((want-repl)/secs))
+	}
+	return &Reason{Criterion: CritReplication, Broker: slow, Text: fmt.Sprintf(
+		"followers fetched %.1f%% of the bytes the leaders appended (< %.0f%%, replication factor %d)%s: replication falls behind; broker %d fetched least",
+		100*share, 100*c.MinReplicated, rf, behind, slow)}
+}
+
 // isrReasons finds ISR churn (from broker metrics or metadata) and persistent under-replication.
 func isrReasons(s *probe.Series, c Criteria) []Reason {
 	var out []Reason
@@ -426,4 +495,35 @@ func brokerOfReasons(rs []Reason) string {
 		}
 	}
 	return ""
+}
+
+// Describe lists the criteria that are on, for people: e.g. "achieved < 97% of target; ...".
+func (c Criteria) Describe() string {
+	var s []string
+	pct := func(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) + "%" }
+	if c.MinAchieved > 0 {
+		s = append(s, "achieved < "+pct(c.MinAchieved)+" of target")
+	}
+	if c.MaxLagGrowth > 0 {
+		s = append(s, "consumer lag growth > "+pct(c.MaxLagGrowth)+" of the rate per second")
+	}
+	if c.MinReplicated > 0 {
+		s = append(s, "followers fetch < "+pct(c.MinReplicated)+" of appended bytes")
+	}
+	if c.PublishP99SLOMs > 0 {
+		s = append(s, fmt.Sprintf("p99 publish > %g ms", c.PublishP99SLOMs))
+	}
+	if c.MinHandlerIdle > 0 {
+		s = append(s, "handler idle < "+pct(c.MinHandlerIdle))
+	}
+	if c.MaxISRShare > 0 {
+		s = append(s, "ISR churn or under-replication > "+pct(c.MaxISRShare)+" of seconds")
+	}
+	if c.ProduceErrors {
+		s = append(s, "any produce error")
+	}
+	if len(s) == 0 {
+		return "none (every criterion switched off)"
+	}
+	return strings.Join(s, "; ")
 }

@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // run builds a load-generator result of a steady run at rate msgs/s for n seconds.
 func run(target, produced float64, n int) *loadgen.Result {
 	r := &loadgen.Result{TargetMsgsPerSec: target, ProducedMsgsPerSec: produced}
-	r.Config.NumCPU, r.Config.GOMAXPROCS, r.Config.ConsumerClients = 2, 2, 1
+	r.Config.NumCPU, r.Config.GOMAXPROCS, r.Config.ConsumerClients, r.Config.ReplicationFactor = 2, 2, 1, 3
 	r.Client.CPUShare = 0.2
 	r.Latency.Publish.P99 = 12
 	for i := 0; i < n; i++ {
@@ -170,6 +170,31 @@ func TestJudge(t *testing.T) {
 				b.WireIn = 1.96e6
 			}
 		})}, want: Overloaded, reasons: []string{CritShortfall}, bottle: "broker 3 network in"},
+		// acks=1 above the links' capacity: producers get their bytes in, followers fall 10% behind.
+		{name: "replication-behind", in: Input{Run: run(1000, 1000, 20), Series: series(20, func(_ int, id int32, b *probe.BrokerSample, _ *probe.MetaSample) {
+			b.ReplicationBytesIn = 0.9e6
+			if id == 2 {
+				b.ReplicationBytesIn = 0.85e6
+			}
+		})}, want: Overloaded, reasons: []string{CritReplication}, bottle: "broker 2"},
+		// Followers 2% behind in one window (a fetch in flight at its edges) is not falling behind.
+		{name: "replication-within-tolerance", in: Input{Run: run(1000, 1000, 20), Series: series(20, func(_ int, id int32, b *probe.BrokerSample, _ *probe.MetaSample) {
+			b.ReplicationBytesIn = 0.98e6
+		})}, want: OK},
+		// Followers catching up after the warm-up fetch more than was appended: fine.
+		{name: "replication-catching-up", in: Input{Run: run(1000, 1000, 20), Series: series(20, func(_ int, id int32, b *probe.BrokerSample, _ *probe.MetaSample) {
+			b.ReplicationBytesIn = 1.2e6
+		})}, want: OK},
+		{name: "replication-off", in: Input{Run: run(1000, 1000, 20), Series: series(20, func(_ int, id int32, b *probe.BrokerSample, _ *probe.MetaSample) {
+			b.ReplicationBytesIn = 0.5e6
+		})}, crit: func(c *Criteria) { c.MinReplicated = 0 }, want: OK},
+		{name: "replication-rf1", in: Input{Run: func() *loadgen.Result {
+			r := run(1000, 1000, 20)
+			r.Config.ReplicationFactor = 1
+			return r
+		}(), Series: series(20, func(_ int, id int32, b *probe.BrokerSample, _ *probe.MetaSample) {
+			b.ReplicationBytesIn = 0
+		})}, want: OK},
 		{name: "no-probe", in: Input{Run: run(1000, 1000, 20)}, want: OK},
 		{name: "no-result", in: Input{}, want: Invalid, reasons: []string{CritNoData}},
 	}
@@ -223,5 +248,22 @@ func golden(t *testing.T, name string, v Verdict) {
 	}
 	if strings.TrimSpace(string(want)) != strings.TrimSpace(string(got)) {
 		t.Errorf("verdict differs from %s:\n%s", path, got)
+	}
+}
+
+func TestCriteriaDescribe(t *testing.T) {
+	off := Criteria{}
+	slo := Criteria{PublishP99SLOMs: 250, MinReplicated: 0.97}
+	for _, c := range []struct {
+		in   Criteria
+		want string
+	}{
+		{DefaultCriteria(), "achieved < 97% of target; consumer lag growth > 2% of the rate per second; followers fetch < 97% of appended bytes; p99 publish > 1000 ms; handler idle < 20%; ISR churn or under-replication > 50% of seconds; any produce error"},
+		{slo, "followers fetch < 97% of appended bytes; p99 publish > 250 ms"},
+		{off, "none (every criterion switched off)"},
+	} {
+		if got := c.in.Describe(); got != c.want {
+			t.Errorf("Describe() = %q, want %q", got, c.want)
+		}
 	}
 }

@@ -311,6 +311,7 @@ func addCriteriaFlags(fs *pflag.FlagSet) *verdict.Criteria {
 	c := verdict.DefaultCriteria()
 	fs.Float64Var(&c.MinAchieved, "min-achieved", c.MinAchieved, "overloaded when produced msgs/s fall below this share of the target (0 = off)")
 	fs.Float64Var(&c.MaxLagGrowth, "max-lag-growth", c.MaxLagGrowth, "overloaded when consumer backlog grows faster than this share of the rate per second (0 = off)")
+	fs.Float64Var(&c.MinReplicated, "min-replicated", c.MinReplicated, "overloaded when the followers fetch less than this share of what the leaders appended (replication falls behind; 0 = off)")
 	fs.Float64Var(&c.PublishP99SLOMs, "slo-p99-ms", c.PublishP99SLOMs, "overloaded when p99 publish latency exceeds this many ms (0 = off)")
 	fs.Float64Var(&c.MinHandlerIdle, "min-handler-idle", c.MinHandlerIdle, "overloaded when a broker's request handlers are idle less than this share (0 = off)")
 	fs.Float64Var(&c.MaxISRShare, "max-isr-share", c.MaxISRShare, "overloaded when ISR changes or under-replication occur in more than this share of seconds (0 = off)")
@@ -324,7 +325,7 @@ func checkCriteria(c *verdict.Criteria) error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"--min-achieved", c.MinAchieved}, {"--max-lag-growth", c.MaxLagGrowth}, {"--min-handler-idle", c.MinHandlerIdle}, {"--max-isr-share", c.MaxISRShare}, {"--client-max-cpu", c.ClientMaxCPU}} {
+	}{{"--min-achieved", c.MinAchieved}, {"--max-lag-growth", c.MaxLagGrowth}, {"--min-replicated", c.MinReplicated}, {"--min-handler-idle", c.MinHandlerIdle}, {"--max-isr-share", c.MaxISRShare}, {"--client-max-cpu", c.ClientMaxCPU}} {
 		if f.v < 0 || f.v > 1 {
 			return usageErrf("%s %v: give a share between 0 and 1 (0 switches the criterion off)", f.name, f.v)
 		}

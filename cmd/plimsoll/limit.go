@@ -165,7 +165,8 @@ interrupted search. At the end it writes DIR/index.html (plimsoll report).`,
 				return r
 			}
 		}
-		points, err := limit.Search(ctx, runner, opts)
+		// The report is read back from the results file, which holds every size's boundary.
+		_, err = limit.Search(ctx, runner, opts)
 		if tty {
 			fmt.Fprint(stderr, "\r\033[K")
 		}
@@ -185,7 +186,6 @@ interrupted search. At the end it writes DIR/index.html (plimsoll report).`,
 		if err := report.Text(cmd.OutOrStdout(), data); err != nil {
 			return err
 		}
-		_ = points
 		if !noReport {
 			if err := report.WriteDir(out, data); err != nil {
 				return fmt.Errorf("writing the report: %w", err)
