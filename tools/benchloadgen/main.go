@@ -6,9 +6,18 @@
 //	    plimsoll / Java tool (target <= 0.15);
 //	(b) maximum produce rate of 100-byte records with acks=1, plimsoll / Java tool (target >= 2).
 //
-// Both tools run as child processes with the same producer settings, one after the other, and
-// their CPU time is read from the kernel's accounting of each child (rusage). Run it with
-// `make bench-loadgen`; it needs the plimsoll binary (bin/plimsoll).
+// Both tools run as child processes, one after the other, against the same broker and a topic
+// of the same shape (3 partitions, rf 1), with the same producer properties passed explicitly
+// to each (producerProps: acks=1, linger.ms=5, batch.size=16384, no compression, no
+// idempotence, 5 requests in flight, 32 MiB buffer; Kafka 4.x defaults apart from acks and
+// idempotence), 100-byte values and no keys. Their CPU time is the kernel's accounting of each
+// child (rusage, user + system, start-up included for both: the JVM's JIT and GC threads, and
+// plimsoll's topic set-up, probe and drain). plimsoll reads back the properties it ran with
+// from its result.json, and the tool fails if they differ from the Java tool's.
+//
+// The figures are noisy on a shared host: the load average is printed before each step; run
+// it more than once (-repeat) before trusting a ratio. Run it with `make bench-loadgen`; it
+// needs the plimsoll binary (bin/plimsoll).
 package main
 
 import (
@@ -21,6 +30,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,11 +48,82 @@ func main() {
 	rate := flag.Int("rate", 100_000, "records/s for the CPU comparison")
 	maxRecords := flag.Int("max-records", 3_000_000, "records the Java tool sends in the max-rate comparison")
 	maxSeconds := flag.Int("max-seconds", 15, "seconds plimsoll runs in the max-rate comparison")
+	repeat := flag.Int("repeat", 1, "times to repeat both comparisons against the same broker")
+	flag.IntVar(&goMaxProcs, "gomaxprocs", 0, "run plimsoll with GOMAXPROCS=N (0: the Go default, all CPUs); an experiment, not like with like: the Java tool keeps every CPU")
+	bareChildMode := flag.Bool("bare-child", false, "internal: run the bare franz-go loop (see bare.go)")
+	bootstrap := flag.String("bootstrap", "", "internal, with -bare-child")
+	topic := flag.String("topic", "", "internal, with -bare-child")
+	noBare := flag.Bool("no-bare", false, "skip the bare franz-go loop reference in (a)")
 	flag.Parse()
-	if err := run(*bin, *records, *rate, *maxRecords, *maxSeconds); err != nil {
+	if *bareChildMode {
+		if err := bareChild(*bootstrap, *topic, *records, *rate); err != nil {
+			fmt.Fprintln(os.Stderr, "benchloadgen:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	withBare = !*noBare
+	if err := run(*bin, *records, *rate, *maxRecords, *maxSeconds, max(*repeat, 1)); err != nil {
 		fmt.Fprintln(os.Stderr, "benchloadgen:", err)
 		os.Exit(1)
 	}
+}
+
+// withBare adds the bare franz-go loop to (a) as a reference (bare.go).
+var withBare bool
+
+// goMaxProcs, when > 0, is the GOMAXPROCS plimsoll runs with (-gomaxprocs).
+var goMaxProcs int
+
+// producerProps are the producer settings both tools get, explicitly, in this order. They are
+// the Kafka 4.x client defaults (linger.ms became 5 in 4.0, KIP-1030) except acks=1 and
+// enable.idempotence=false (the Java client turns idempotence off for acks=1 too when it is
+// not set). plimsoll maps them to franz-go (loadgen/props.go).
+var producerProps = [][2]string{
+	{"acks", "1"},
+	{"linger.ms", "5"},
+	{"batch.size", "16384"},
+	{"compression.type", "none"},
+	{"enable.idempotence", "false"},
+	{"max.in.flight.requests.per.connection", "5"},
+	{"buffer.memory", "33554432"},
+}
+
+const (
+	recordSize = 100
+	partitions = 3
+)
+
+func propArgs(flagName string) []string {
+	var a []string
+	for _, kv := range producerProps {
+		a = append(a, flagName, kv[0]+"="+kv[1])
+	}
+	return a
+}
+
+func settings() string {
+	var b strings.Builder
+	for i, kv := range producerProps {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(kv[0] + "=" + kv[1])
+	}
+	return b.String()
+}
+
+// loadavg is the host's 1-minute load average, to judge how noisy a figure is.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
 }
 
 type measured struct {
@@ -50,7 +132,7 @@ type measured struct {
 	rate    float64 // records/s
 }
 
-func run(bin string, records, rate, maxRecords, maxSeconds int) error {
+func run(bin string, records, rate, maxRecords, maxSeconds, repeat int) error {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "plimsoll-bench-")
 	if err != nil {
@@ -68,43 +150,103 @@ func run(bin string, records, rate, maxRecords, maxSeconds int) error {
 	if err != nil {
 		return err
 	}
-	const partitions = 3
 	topic := "plimsoll-bench-perftest"
 	if err := createTopic(ctx, bootstrap, topic, partitions); err != nil {
 		return err
 	}
+	fmt.Printf("broker: Kafka %s at %s, on this host (%d CPUs); topics: %d partitions, rf 1\n", c.KafkaVersion, bootstrap, runtime.NumCPU(), partitions)
+	fmt.Printf("both tools: %d-byte values, no keys, %s\n", recordSize, settings())
+	fmt.Printf("  Java: kafka-producer-perf-test --record-size %d --producer-props ... (java -Xmx1g)\n", recordSize)
+	fmt.Printf("  plimsoll: run --message-size %d --payload random --consumer-groups 0 --warmup 0s --producer-prop ...\n", recordSize)
+	if goMaxProcs > 0 {
+		fmt.Printf("  plimsoll runs with GOMAXPROCS=%d (-gomaxprocs): NOT like with like, the Java tool keeps all %d CPUs\n", goMaxProcs, runtime.NumCPU())
+	}
 
-	fmt.Printf("\n(a) CPU for %d 100-byte records at %d records/s, acks=1\n", records, rate)
+	var cpuRatios, rateRatios []float64
+	for i := range repeat {
+		if repeat > 1 {
+			fmt.Printf("\n=== round %d of %d\n", i+1, repeat)
+		}
+		cr, rr, err := round(cp, bin, bootstrap, topic, records, rate, maxRecords, maxSeconds)
+		if err != nil {
+			return err
+		}
+		cpuRatios, rateRatios = append(cpuRatios, cr), append(rateRatios, rr)
+	}
+	if repeat > 1 {
+		fmt.Printf("\nover %d rounds: ratio (a) %s; ratio (b) %s\n", repeat, spread(cpuRatios, "%.3f"), spread(rateRatios, "%.2f"))
+	}
+	return nil
+}
+
+// spread lists the values and their range.
+func spread(v []float64, f string) string {
+	lo, hi := slices.Min(v), slices.Max(v)
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = fmt.Sprintf(f, x)
+	}
+	return fmt.Sprintf("%s (min "+f+", max "+f+")", strings.Join(parts, " "), lo, hi)
+}
+
+// round runs both comparisons once and prints them; it returns ratio (a) and ratio (b).
+func round(cp, bin, bootstrap, topic string, records, rate, maxRecords, maxSeconds int) (cpuRatio, rateRatio float64, err error) {
+	fmt.Printf("\n(a) CPU for %d %d-byte records at %d records/s (load average %s)\n", records, recordSize, rate, loadavg())
 	javaA, err := perfTest(cp, bootstrap, topic, records, rate)
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	fmt.Printf("  kafka-producer-perf-test: %.2f CPU s for %.0f records (%.0f rec/s)\n", javaA.cpu, javaA.records, javaA.rate)
 	secs := records / rate
-	goA, err := plimsollRun(bin, bootstrap, partitions, rate, secs)
+	goA, err := plimsollRun(bin, bootstrap, rate, secs)
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	fmt.Printf("  plimsoll run:             %.2f CPU s for %.0f records (%.0f rec/s)\n", goA.cpu, goA.records, goA.rate)
+	checks := []struct {
+		name string
+		m    measured
+	}{{"kafka-producer-perf-test", javaA}, {"plimsoll run", goA}}
+	var bare measured
+	if withBare {
+		if bare, err = bareRun(bootstrap, topic, records, rate); err != nil {
+			return 0, 0, err
+		}
+		fmt.Printf("  bare franz-go loop:       %.2f CPU s for %.0f records (%.0f rec/s); reference only: same client settings, no measuring\n", bare.cpu, bare.records, bare.rate)
+		checks = append(checks, struct {
+			name string
+			m    measured
+		}{"the bare franz-go loop", bare})
+	}
+	for _, m := range checks {
+		if m.m.rate < 0.97*float64(rate) {
+			fmt.Printf("  note: %s fell short of %d records/s (host busy? load average %s); its CPU per record is still compared\n", m.name, rate, loadavg())
+		}
+	}
 
-	fmt.Printf("\n(b) maximum rate of 100-byte records, acks=1\n")
+	fmt.Printf("\n(b) maximum rate of %d-byte records (load average %s)\n", recordSize, loadavg())
 	javaB, err := perfTest(cp, bootstrap, topic, maxRecords, -1)
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	fmt.Printf("  kafka-producer-perf-test: %.0f rec/s (%.0f records)\n", javaB.rate, javaB.records)
-	goB, err := plimsollRun(bin, bootstrap, partitions, 0, maxSeconds)
+	goB, err := plimsollRun(bin, bootstrap, 0, maxSeconds)
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	fmt.Printf("  plimsoll run:             %.0f rec/s (%.0f records)\n", goB.rate, goB.records)
 
-	cpuRatio := (goA.cpu / goA.records) / (javaA.cpu / javaA.records)
-	rateRatio := goB.rate / javaB.rate
+	cpuRatio = (goA.cpu / goA.records) / (javaA.cpu / javaA.records)
+	rateRatio = goB.rate / javaB.rate
 	fmt.Printf("\nratio (a) CPU per million records, plimsoll / Java: %.3f (target <= 0.15: %s)\n", cpuRatio, verdict(cpuRatio <= 0.15))
 	fmt.Printf("  plimsoll %.2f CPU s per million, Java %.2f\n", 1e6*goA.cpu/goA.records, 1e6*javaA.cpu/javaA.records)
+	if withBare {
+		fmt.Printf("  reference: bare franz-go loop %.2f CPU s per million, %.3f of Java's; plimsoll is %.2fx the bare loop\n",
+			1e6*bare.cpu/bare.records, (bare.cpu/bare.records)/(javaA.cpu/javaA.records), (goA.cpu/goA.records)/(bare.cpu/bare.records))
+	}
 	fmt.Printf("ratio (b) max rate, plimsoll / Java:                %.2f (target >= 2.0: %s)\n", rateRatio, verdict(rateRatio >= 2))
-	return nil
+	fmt.Printf("  plimsoll %.0f rec/s, Java %.0f rec/s\n", goB.rate, javaB.rate)
+	return cpuRatio, rateRatio, nil
 }
 
 func verdict(ok bool) string {
@@ -138,9 +280,13 @@ var perfSummary = regexp.MustCompile(`^(\d+) records sent, ([0-9.]+) records/sec
 
 // perfTest runs Kafka's ProducerPerformance and reads its summary line.
 func perfTest(cp, bootstrap, topic string, records, rate int) (measured, error) {
-	cmd := exec.Command("java", "-Xmx1g", "-cp", cp, "org.apache.kafka.tools.ProducerPerformance",
-		"--topic", topic, "--num-records", strconv.Itoa(records), "--record-size", "100",
-		"--throughput", strconv.Itoa(rate), "--producer-props", "bootstrap.servers="+bootstrap, "acks=1")
+	args := []string{"-Xmx1g", "-cp", cp, "org.apache.kafka.tools.ProducerPerformance",
+		"--topic", topic, "--num-records", strconv.Itoa(records), "--record-size", strconv.Itoa(recordSize),
+		"--throughput", strconv.Itoa(rate), "--producer-props", "bootstrap.servers=" + bootstrap}
+	for _, kv := range producerProps {
+		args = append(args, kv[0]+"="+kv[1])
+	}
+	cmd := exec.Command("java", args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return measured{}, err
@@ -168,16 +314,20 @@ func perfTest(cp, bootstrap, topic string, records, rate int) (measured, error) 
 }
 
 // plimsollRun runs `plimsoll run` producing only (no consumers) and reads its result.
-func plimsollRun(bin, bootstrap string, partitions, rate, seconds int) (measured, error) {
+func plimsollRun(bin, bootstrap string, rate, seconds int) (measured, error) {
 	out, err := os.MkdirTemp("", "plimsoll-bench-run-")
 	if err != nil {
 		return measured{}, err
 	}
 	defer os.RemoveAll(out)
-	cmd := exec.Command(bin, "run", "--bootstrap", bootstrap, "--rate", strconv.Itoa(rate), "--message-size", "100",
-		"--duration", fmt.Sprintf("%ds", seconds), "--warmup", "0s", "--consumer-groups", "0",
-		"--partitions", strconv.Itoa(partitions), "--replication-factor", "1", "--producer-prop", "acks=1",
-		"--out", out, "--slo-p99-ms", "0", "--min-achieved", "0")
+	args := []string{"run", "--bootstrap", bootstrap, "--rate", strconv.Itoa(rate), "--message-size", strconv.Itoa(recordSize),
+		"--payload", "random", "--keys", "none", "--duration", fmt.Sprintf("%ds", seconds), "--warmup", "0s", "--consumer-groups", "0",
+		"--partitions", strconv.Itoa(partitions), "--replication-factor", "1",
+		"--out", out, "--slo-p99-ms", "0", "--min-achieved", "0"}
+	cmd := exec.Command(bin, append(args, propArgs("--producer-prop")...)...)
+	if goMaxProcs > 0 {
+		cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(goMaxProcs))
+	}
 	cmd.Stderr = os.Stderr
 	runErr := cmd.Run()
 	if runErr != nil && cmd.ProcessState.ExitCode() != 3 && cmd.ProcessState.ExitCode() != 4 {
@@ -192,9 +342,22 @@ func plimsollRun(bin, bootstrap string, partitions, rate, seconds int) (measured
 		Counts   struct {
 			Acked float64 `json:"acked"`
 		} `json:"counts"`
+		Config struct {
+			ClientProps struct {
+				Producer struct {
+					Props map[string]string `json:"props"`
+				} `json:"producer"`
+			} `json:"client_props"`
+		} `json:"config"`
 	}
 	if err := json.Unmarshal(data, &r); err != nil {
 		return measured{}, err
+	}
+	// Like with like: the properties plimsoll ran with must be the ones the Java tool got.
+	for _, kv := range producerProps {
+		if got := r.Config.ClientProps.Producer.Props[kv[0]]; got != kv[1] {
+			return measured{}, fmt.Errorf("plimsoll ran with %s=%q, the Java tool with %q", kv[0], got, kv[1])
+		}
 	}
 	return measured{cpu: cpuOf(cmd), records: r.Counts.Acked, rate: r.Produced}, nil
 }

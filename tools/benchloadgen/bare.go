@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// The bare franz-go loop is a reference point for ratio (a), not a third contestant: the same
+// client settings as plimsoll maps producerProps to (loadgen/props.go), one client, a record
+// allocated per message with a shared value, one promise that only counts, and a loop that
+// sends what is due and sleeps 10 µs. No stamps, pacing schedule, histograms or ledger. What
+// plimsoll costs above it is its measuring; what it costs itself is the floor franz-go sets.
+
+// bareOpts mirrors what loadgen makes of producerProps for 100-byte records.
+func bareOpts(bootstrap string) []kgo.Opt {
+	return []kgo.Opt{
+		kgo.SeedBrokers(strings.Split(bootstrap, ",")...),
+		kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite(),
+		kgo.MaxProduceRequestsInflightPerBroker(5),
+		kgo.ProducerLinger(5 * time.Millisecond),
+		kgo.ProducerBatchMaxBytes(16384),
+		kgo.ProducerBatchCompression(kgo.NoCompression()),
+		kgo.RecordPartitioner(kgo.UniformBytesPartitioner(16384, true, true, nil)),
+		kgo.MaxBufferedRecords(33554432 / recordSize),
+	}
+}
+
+// bareChild runs in the child process: it sends records at rate to topic and prints how many
+// were acknowledged.
+func bareChild(bootstrap, topic string, records, rate int) error {
+	ctx := context.Background()
+	cl, err := kgo.NewClient(bareOpts(bootstrap)...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	var acked, failed atomic.Int64
+	var firstErr atomic.Value
+	promise := func(_ *kgo.Record, err error) {
+		if err == nil {
+			acked.Add(1)
+			return
+		}
+		if failed.Add(1) == 1 {
+			firstErr.Store(err)
+		}
+	}
+	val := make([]byte, recordSize)
+	for i := range val {
+		val[i] = byte(i * 131)
+	}
+	start := time.Now()
+	for sent := 0; sent < records; {
+		due := min(int(time.Since(start).Seconds()*float64(rate)), records)
+		for ; sent < due; sent++ {
+			cl.Produce(ctx, &kgo.Record{Topic: topic, Value: val}, promise)
+		}
+		time.Sleep(10 * time.Microsecond)
+	}
+	if err := cl.Flush(ctx); err != nil {
+		return err
+	}
+	if n := failed.Load(); n > 0 {
+		return fmt.Errorf("%d records failed, the first: %v", n, firstErr.Load())
+	}
+	el := time.Since(start).Seconds()
+	fmt.Printf("acked %d %.3f\n", acked.Load(), float64(acked.Load())/el)
+	return nil
+}
+
+// bareRun runs the bare loop as a child process of this tool and measures its CPU.
+func bareRun(bootstrap, topic string, records, rate int) (measured, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return measured{}, err
+	}
+	cmd := exec.Command(self, "-bare-child", "-bootstrap", bootstrap, "-topic", topic,
+		"-records", strconv.Itoa(records), "-rate", strconv.Itoa(rate))
+	if goMaxProcs > 0 {
+		cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(goMaxProcs))
+	}
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return measured{}, fmt.Errorf("bare franz-go loop: %w", err)
+	}
+	var m measured
+	if _, err := fmt.Sscanf(string(out), "acked %g %g", &m.records, &m.rate); err != nil {
+		return measured{}, fmt.Errorf("bare franz-go loop printed %q: %w", out, err)
+	}
+	m.cpu = cpuOf(cmd)
+	return m, nil
+}
