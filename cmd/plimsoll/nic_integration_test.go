@@ -3,6 +3,9 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,12 +20,6 @@ import (
 // makes its broker the bottleneck. With rf 3, 3 brokers and one consumer group each broker
 // takes t in and gives t out, so the links carry about 1,900 messages/s of 1 KB.
 func TestNICVerdicts(t *testing.T) {
-	// These tests pass on their own (make test-nic) but a broker JVM has been seen to die at
-	// start-up inside its namespace when they run after the rest of the suite; until that is
-	// understood they run only when asked for.
-	if os.Getenv("PLIMSOLL_NIC_TESTS") == "" {
-		t.Skip("emulated-NIC tests run with PLIMSOLL_NIC_TESTS=1 (make test-nic)")
-	}
 	if err := localkafka.CheckNIC(); err != nil {
 		t.Skip(err)
 	}
@@ -36,7 +33,7 @@ func TestNICVerdicts(t *testing.T) {
 	run := func(rate string) (string, string, string) {
 		out := t.TempDir()
 		_, stderr, code := plimsoll(t, "run", "--cluster-dir", dir, "--rate", rate, "--message-size", "1000",
-			"--duration", "15s", "--warmup", "5s", "--out", out, "--drain-timeout", "10s")
+			"--duration", "15s", "--warmup", "10s", "--out", out, "--drain-timeout", "10s")
 		if code != 0 && code != ExitOverloaded && code != ExitInvalid {
 			t.Fatalf("run at %s msgs/s: exit %d\n%s", rate, code, stderr)
 		}
@@ -51,11 +48,88 @@ func TestNICVerdicts(t *testing.T) {
 		t.Errorf("6000 msgs/s over 2 MB/s links: verdict %s, bottleneck %q, want overloaded by the network\n%s", state, bottleneck, why)
 	}
 	time.Sleep(5 * time.Second) // let the links drain
+	t.Run("heroku", func(t *testing.T) { herokuCheck(t, dir) })
 	if _, stderr, code := plimsoll(t, "cluster", "shape", "2", "4Mbit/s", "--dir", dir); code != 0 {
 		t.Fatalf("cluster shape: exit %d\n%s", code, stderr)
 	}
 	state, bottleneck, why = run("1000")
 	if state != "overloaded" || !strings.HasPrefix(bottleneck, "broker 2 network") {
 		t.Errorf("1000 msgs/s with broker 2 at 4 Mbit/s: verdict %s, bottleneck %q, want broker 2's network\n%s", state, bottleneck, why)
+	}
+}
+
+// herokuCheck is the Heroku seed's experiment on emulated NICs: where the network binds, the
+// sustainable rates of 100- and 108-byte records differ by the ratio of their wire bytes, and
+// plimsoll model with the same NIC rate predicts each. Produce only (rf 3, so each broker's
+// inbound link carries t: its leaders' produce plus its follower fetches), acks=1 so that the
+// producer is not held back by latency, and judged by throughput alone: a shortfall, or the
+// followers falling behind (--min-replicated), not a latency SLO.
+func herokuCheck(t *testing.T, dir string) {
+	out := t.TempDir()
+	_, stderr, code := plimsoll(t, "limit", "--cluster-dir", dir, "--message-sizes", "100,108", "--consumer-groups", "0",
+		"--producer-prop", "acks=1", "--producer-prop", "linger.ms=5", "--slo-p99-ms", "0",
+		"--tolerance", "0.01", "--growth", "1.1", "--trial-duration", "12s", "--warmup", "5s", "--drain-timeout", "5s",
+		"--no-report", "--out", out)
+	if code != 0 {
+		t.Fatalf("limit: exit %d\n%s", code, stderr)
+	}
+	boundary := map[int]float64{}
+	f, err := os.ReadFile(filepath.Join(out, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(f)), "\n") {
+		var rec struct {
+			Kind string `json:"kind"`
+			Data struct {
+				Size        int     `json:"size"`
+				Safe        float64 `json:"safe_rate"`
+				Unsafe      float64 `json:"unsafe_rate"`
+				ClientBound bool    `json:"client_bound"`
+				Note        string  `json:"note"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil || rec.Kind != "boundary" {
+			continue
+		}
+		p := rec.Data
+		if p.Safe == 0 || p.Unsafe == 0 || p.ClientBound {
+			t.Fatalf("%d B: no bracket (safe %.0f, overloaded %.0f, client-bound %v): %s", p.Size, p.Safe, p.Unsafe, p.ClientBound, p.Note)
+		}
+		// The limit lies in [safe, overloaded), at most 1% wide: take its geometric middle.
+		boundary[p.Size] = math.Sqrt(p.Safe * p.Unsafe)
+		t.Logf("%d B: ok at %.0f, overloaded at %.0f msgs/s", p.Size, p.Safe, p.Unsafe)
+	}
+	if len(boundary) != 2 {
+		t.Fatalf("boundaries found for %v, want 100 and 108 B\n%s", boundary, f)
+	}
+	wire := map[int]float64{}
+	for _, size := range []int{100, 108} {
+		stdout, stderr, code := plimsoll(t, "model", "--brokers", "3", "--replication-factor", "3", "--consumer-groups", "0",
+			"--messages-per-sec", "1", "--message-size", fmt.Sprint(size), "--nic", "16Mbit/s", "--max-utilization", "1", "--json")
+		if code != 0 {
+			t.Fatalf("model: exit %d\n%s", code, stderr)
+		}
+		var m struct {
+			Max     float64 `json:"max_messages_per_sec"`
+			Cluster struct {
+				Wire float64 `json:"wire_bytes_per_message"`
+			} `json:"cluster"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &m); err != nil {
+			t.Fatal(err)
+		}
+		wire[size] = m.Cluster.Wire
+		got := boundary[size] / m.Max
+		t.Logf("%d B: measured %.0f msgs/s, model %.0f (%.3f of it)", size, boundary[size], m.Max, got)
+		if math.Abs(got-1) > 0.10 {
+			t.Errorf("%d B: measured boundary %.0f msgs/s is %.3f of the model's %.0f, want within 10%%", size, boundary[size], got, m.Max)
+		}
+	}
+	want := wire[100] / wire[108]
+	got := boundary[108] / boundary[100]
+	t.Logf("108 B / 100 B: sustainable rates %.4f, wire bytes predict %.4f", got, want)
+	if math.Abs(got-want) > 0.02 {
+		t.Errorf("108/100 B rate ratio %.4f, wire bytes predict %.4f: more than 2 points apart", got, want)
 	}
 }
