@@ -138,7 +138,6 @@ func (p *producer) send(ctx context.Context, next uint64, n int, now int64, pace
 // next+n-1, charging each the delay from its intended time to now, the chunk's clock reading.
 func (p *producer) fill(next uint64, n int, now int64, paced bool) {
 	ts := time.Unix(0, p.run.wallBase+now) // CreateTime: the send call, the same for the chunk
-	oneTopic := len(p.topics) == 1
 	p.schedMu.Lock()
 	for i := range n {
 		seq := next + uint64(i)
@@ -153,11 +152,7 @@ func (p *producer) fill(next uint64, n int, now int64, paced bool) {
 		p.sched[ph].Record(now - intended)
 		p.sent[ph]++
 		r := p.local[len(p.local)-1-i]
-		if oneTopic {
-			r.Topic = p.topics[0]
-		} else {
-			r.Topic = p.topics[seq%uint64(len(p.topics))]
-		}
+		r.Topic = p.topics[seq%uint64(len(p.topics))]
 		r.Key = p.keys.key(seq, p.rng)
 		copy(r.Value, p.payloads.payload(seq+p.payOff))
 		Stamp{Producer: p.id, Seq: seq, Intended: intended}.Encode(r.Value)
