@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +11,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plimsoll/plimsoll/localkafka"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // verdictOf reads the verdict of a run written to dir.
@@ -76,9 +81,17 @@ func TestVerdictPausedFollower(t *testing.T) {
 	out := t.TempDir()
 	victim := c.Brokers[2].ID
 	done := make(chan struct{})
+	const prefix = "plimsoll-it-paused-"
 	go func() {
 		defer close(done)
-		time.Sleep(4 * time.Second) // into the warm-up, after topic creation
+		// Pause only once the run's topic exists: paused before, the broker is fenced and the
+		// partitions are created without it, so nothing is ever under-replicated. A fixed sleep
+		// lost that race once on a busy CI host.
+		if !waitTopic(c, prefix, time.Minute) {
+			t.Error("the run's topic did not appear within a minute")
+			return
+		}
+		time.Sleep(time.Second) // into the warm-up
 		if err := c.Pause(victim); err != nil {
 			t.Error(err)
 			return
@@ -89,7 +102,7 @@ func TestVerdictPausedFollower(t *testing.T) {
 		}
 	}()
 	_, stderr, code := plimsoll(t, "run", "--cluster-dir", clusterDir, "--rate", "300", "--message-size", "1000",
-		"--duration", "25s", "--warmup", "5s", "--out", out, "--drain-timeout", "10s")
+		"--duration", "25s", "--warmup", "5s", "--out", out, "--drain-timeout", "10s", "--topic-prefix", prefix)
 	<-done
 	state, _, criteria, why := verdictOf(t, out)
 	isr := false
@@ -176,4 +189,29 @@ func atoi(s string) int {
 		n = 10*n + int(c-'0')
 	}
 	return n
+}
+
+// waitTopic polls until a topic starting with prefix exists, for up to d; it may run outside the
+// test's goroutine, so it reports instead of failing the test.
+func waitTopic(c *localkafka.State, prefix string, d time.Duration) bool {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Target().Bootstrap...))
+	if err != nil {
+		return false
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		td, err := adm.ListTopics(ctx)
+		cancel()
+		if err != nil {
+			continue
+		}
+		for _, name := range td.Names() {
+			if strings.HasPrefix(name, prefix) {
+				return true
+			}
+		}
+	}
+	return false
 }
