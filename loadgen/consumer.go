@@ -108,8 +108,7 @@ func (c *consumer) handle(fs kgo.Fetches, now int64) {
 					g.ledger.foreign += int64(len(p.Records))
 					continue
 				}
-				c.records(base+int(p.Partition), p.Records, now)
-				n += int64(len(p.Records))
+				n += c.records(base+int(p.Partition), p.Records, now)
 			}
 		}
 	}
@@ -119,17 +118,24 @@ func (c *consumer) handle(fs kgo.Fetches, now int64) {
 }
 
 // records is the per-record hot path: decode the stamp, record the end-to-end latency, update
-// the group's ledger. Callers hold g.mu and c.mu.
-func (c *consumer) records(part int, recs []*kgo.Record, now int64) {
+// the group's ledger. It returns how many records count as consumed: all but the run's
+// settling records. Callers hold g.mu and c.mu.
+func (c *consumer) records(part int, recs []*kgo.Record, now int64) int64 {
 	l := c.g.ledger
+	n := int64(len(recs))
 	for _, r := range recs {
 		st, err := DecodeStamp(r.Value)
 		if err != nil {
-			l.foreign++
+			if isSettle(r.Value) {
+				n--
+			} else {
+				l.foreign++
+			}
 			continue
 		}
 		ph := c.run.phase(st.Intended)
 		c.e2e[ph].Record(now - st.Intended)
 		l.observe(part, r.Offset, st, ph)
 	}
+	return n
 }

@@ -5,7 +5,10 @@
 //
 // Run creates the spec's topics (prefix plimsoll-<run id>-; it refuses to start if any topic
 // already has the prefix, and waits until every partition has a leader), starts the consumer
-// groups and waits until every group has its partitions assigned, then starts the producers.
+// groups and waits until every group has its partitions assigned. It then settles the topics:
+// one record per partition, written with acks=all and awaited, pays a fresh topic's slow first
+// acknowledgements before the schedule starts (consumers skip these records; they count
+// nowhere). Then it starts the producers.
 // Warm-up comes first and is excluded from every figure; in backlog mode (Spec.BacklogBytes)
 // the consumers are then paused until the backlog is built, and the measured window starts when
 // they resume (OMB's consumerBacklogSizeGB). After the window the producers flush and the

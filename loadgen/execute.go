@@ -163,6 +163,7 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 		c.closeConsumers()
 		return nil, err
 	}
+	settled, settleNote := r.settle(ctx)
 	t0 := clk.Now() + int64(20*time.Millisecond)
 	if err := r.newProducers(run, c, t0); err != nil {
 		c.closeProducers()
@@ -204,8 +205,12 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 	}
 
 	res := &Result{RunID: opts.RunID, Notes: st.notes, startWall: time.Unix(0, wallBase+t0)}
+	if settleNote != "" {
+		res.Notes = append(res.Notes, settleNote)
+	}
 	r.fill(res, col, c.prods, c.groups, st)
 	res.Window = Window{
+		SettleSeconds:   settled.Seconds(),
 		WarmupSeconds:   spec.Warmup.Seconds(),
 		MeasuredSeconds: float64(st.endK.t-st.startK.t) / 1e9,
 		DrainSeconds:    float64(st.drainEnd-st.drainStart) / 1e9,

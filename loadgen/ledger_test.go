@@ -2,6 +2,8 @@ package loadgen
 
 import (
 	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 func TestSeqSet(t *testing.T) {
@@ -123,6 +125,29 @@ func TestGroupLedgerForeignAndPhases(t *testing.T) {
 	l.observe(0, 2, Stamp{Producer: 0, Seq: 1}, phaseMeasured)
 	if l.foreign != 2 || l.counts[phaseExcluded].Consumed != 1 || l.counts[phaseMeasured].Consumed != 1 {
 		t.Errorf("foreign %d counts %+v", l.foreign, l.counts)
+	}
+}
+
+// TestConsumerSkipsSettleRecords: the records a run writes to settle its topics count nowhere,
+// while any other record without a stamp is foreign.
+func TestConsumerSkipsSettleRecords(t *testing.T) {
+	run := newRunState(&fakeClock{}, 0, 1, 1)
+	run.measureStart.Store(0)
+	g := &group{ledger: newGroupLedger(1, 1)}
+	c := newConsumer(run, g, map[string]int{"t": 0}, 0)
+	recs := makeRecords(3, 1, 100)
+	for i, r := range recs {
+		r.Offset = int64(i + 2)
+	}
+	recs = append([]*kgo.Record{
+		{Value: append([]byte(nil), settleValue...), Offset: 0},
+		{Value: []byte("not ours"), Offset: 1},
+	}, recs...)
+	if n := c.records(0, recs, 1); n != 4 {
+		t.Errorf("records counted %d as consumed, want 4 (all but the settling record)", n)
+	}
+	if g.ledger.foreign != 1 || g.ledger.counts[phaseMeasured].Consumed != 3 {
+		t.Errorf("foreign %d consumed %d, want 1 and 3", g.ledger.foreign, g.ledger.counts[phaseMeasured].Consumed)
 	}
 }
 

@@ -67,11 +67,14 @@ type Config struct {
 
 // Window gives the phases' lengths as they happened.
 type Window struct {
-	Start           time.Time `json:"start"` // wall clock at the start of the measured window
-	WarmupSeconds   float64   `json:"warmup_seconds"`
-	BacklogSeconds  float64   `json:"backlog_seconds,omitempty"` // building the backlog (consumers paused)
-	MeasuredSeconds float64   `json:"measured_seconds"`
-	DrainSeconds    float64   `json:"drain_seconds"`
+	Start time.Time `json:"start"` // wall clock at the start of the measured window
+	// SettleSeconds: writing one record per partition with acks=all before the schedule starts
+	// (see Run), so that a fresh topic's first slow acknowledgements fall outside the load.
+	SettleSeconds   float64 `json:"settle_seconds"`
+	WarmupSeconds   float64 `json:"warmup_seconds"`
+	BacklogSeconds  float64 `json:"backlog_seconds,omitempty"` // building the backlog (consumers paused)
+	MeasuredSeconds float64 `json:"measured_seconds"`
+	DrainSeconds    float64 `json:"drain_seconds"`
 	// DrainComplete: every group consumed every acknowledged message, or read to the end of
 	// every partition, before the drain timeout.
 	DrainComplete bool `json:"drain_complete"`

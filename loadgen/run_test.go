@@ -91,6 +91,14 @@ func TestRunAgainstKfake(t *testing.T) {
 	if res.Latency.Publish.Count != c.Acked || res.Latency.EndToEnd.Count != c.Consumed {
 		t.Errorf("histogram counts publish %d e2e %d, want %d and %d", res.Latency.Publish.Count, res.Latency.EndToEnd.Count, c.Acked, c.Consumed)
 	}
+	if res.Window.SettleSeconds <= 0 || len(res.Notes) != 0 {
+		t.Errorf("settling: %v s, notes %q", res.Window.SettleSeconds, res.Notes)
+	}
+	for _, g := range res.Groups {
+		if g.Foreign != 0 {
+			t.Errorf("group %s counted %d foreign records: the settling records must count nowhere", g.Name, g.Foreign)
+		}
+	}
 	if !res.Window.DrainComplete || len(res.Groups) != 2 || !res.Groups[0].CaughtUp {
 		t.Errorf("window %+v groups %+v", res.Window, res.Groups)
 	}
