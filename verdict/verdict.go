@@ -134,7 +134,7 @@ func Judge(in Input, c Criteria) Verdict {
 		v.Bottleneck = "other processes on the host"
 		return v
 	}
-	client, host := clientBound(in, c)
+	client, host := clientBound(in, c, &v)
 	cluster := clusterReasons(in, c, &v)
 	if host != nil {
 		cluster = append([]Reason{*host}, cluster...)
@@ -214,11 +214,15 @@ func brokerCPU(s *probe.Series) (float64, int) {
 	})
 }
 
+// starvedWaitRatio: plimsoll's threads short of CPU wait in the run queue at least this long
+// per second they run. Below it, a late schedule is timer jitter, not a CPU shortage.
+const starvedWaitRatio = 0.5
+
 // clientBound returns reasons when plimsoll itself limited the run. Falling behind schedule is
-// the generator's fault only when it was not waiting on the cluster (buffers full) and, on a
-// host it shares with the brokers, not merely squeezed out by them: then the host is the limit
-// (hostReason), not the client.
-func clientBound(in Input, c Criteria) (client []Reason, host *Reason) {
+// the generator's fault only when it was not waiting on the cluster (buffers full) and its
+// threads were short of CPU (run-queue wait); and on a host it shares with the brokers, when it
+// was not merely squeezed out by them: then the host is the limit (hostReason), not the client.
+func clientBound(in Input, c Criteria, v *Verdict) (client []Reason, host *Reason) {
 	r := in.Run
 	cs := r.Client
 	usable := float64(r.Config.NumCPU)
@@ -251,6 +255,14 @@ func clientBound(in Input, c Criteria) (client []Reason, host *Reason) {
 	}
 	behind := fmt.Sprintf("the generator fell behind its schedule (p99 schedule delay %.0f ms, max %.0f ms, %d messages never sent) while its buffers had room",
 		r.Latency.ScheduleDelay.P99, cs.MaxScheduleDelayMs, r.Counts.Unsent)
+	if wait, cpu, ok := selfRunQueue(in.Series); ok && (wait < 0.01 || wait < starvedWaitRatio*cpu) {
+		// Without the wait, no CPU shortage explains the lateness: judge the cluster. Publish
+		// latency, measured from the intended time, still includes it.
+		v.Skipped = append(v.Skipped, fmt.Sprintf(
+			"%s: %s, but its threads waited only %.3f s per second for a CPU while using %.2f cores: timer jitter, not a CPU shortage",
+			CritClientBound, behind, wait, cpu))
+		return client, nil
+	}
 	if in.Series != nil && in.Series.Local {
 		busy, _, _ := hostCPU(in)
 		brokers, n := brokerCPU(in.Series)
@@ -261,6 +273,27 @@ func clientBound(in Input, c Criteria) (client []Reason, host *Reason) {
 		}
 	}
 	return append(client, Reason{Criterion: CritClientBound, Text: behind + ": it lacked CPU, not the cluster"}), nil
+}
+
+// selfRunQueue is plimsoll's run-queue wait (thread-seconds per second) and CPU (cores), means
+// over the window; ok is false when the probe did not measure them.
+func selfRunQueue(s *probe.Series) (wait, cpu float64, ok bool) {
+	if s == nil {
+		return 0, 0, false
+	}
+	wait, n := meanOf(s, func(x probe.Sample) probe.Num {
+		if x.Host == nil {
+			return probe.Missing
+		}
+		return x.Host.Self.RunQueueWait
+	})
+	cpu, m := meanOf(s, func(x probe.Sample) probe.Num {
+		if x.Host == nil {
+			return probe.Missing
+		}
+		return x.Host.Self.CPU
+	})
+	return wait, cpu, n > 0 && m > 0
 }
 
 // clusterReasons checks every cluster-side criterion.

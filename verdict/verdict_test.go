@@ -47,6 +47,14 @@ func series(n int, edit func(i int, id int32, b *probe.BrokerSample, m *probe.Me
 	return s
 }
 
+// starved sets plimsoll's own run-queue wait and CPU (cores) in every host sample.
+func starved(s *probe.Series, wait, cpu float64) *probe.Series {
+	for i := range s.Samples {
+		s.Samples[i].Host.Self.RunQueueWait, s.Samples[i].Host.Self.CPU = probe.Num(wait), probe.Num(cpu)
+	}
+	return s
+}
+
 // withHost adds host samples: the host's busy share and the brokers' JVM CPU (cores, summed).
 func withHost(s *probe.Series, busy, brokerCores float64) *probe.Series {
 	for i := range s.Samples {
@@ -100,7 +108,7 @@ func TestJudge(t *testing.T) {
 			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 400
 			r.Latency.ScheduleDelay.P99 = 300
 			return r
-		}(), Series: withHost(series(20, nil), 0.99, 1.7)}, want: Overloaded, reasons: []string{CritHostCPU, CritShortfall}},
+		}(), Series: starved(withHost(series(20, nil), 0.99, 1.7), 0.6, 0.3)}, want: Overloaded, reasons: []string{CritHostCPU, CritShortfall}},
 		{name: "noisy-host", in: Input{Run: func() *loadgen.Result {
 			r := run(1000, 1000, 20)
 			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 400
@@ -119,7 +127,14 @@ func TestJudge(t *testing.T) {
 			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 400
 			r.Latency.ScheduleDelay.P99 = 300
 			return r
-		}(), Series: withHost(series(20, nil), 0.5, 0.6)}, want: Invalid, reasons: []string{CritClientBound}},
+		}(), Series: starved(withHost(series(20, nil), 0.5, 0.6), 0.4, 0.3)}, want: Invalid, reasons: []string{CritClientBound}},
+		// The demo's case: a late tail on a busy host while plimsoll hardly waited for a CPU.
+		{name: "late-without-cpu-wait-is-jitter", in: Input{Run: func() *loadgen.Result {
+			r := run(10400, 10390, 20)
+			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 120
+			r.Latency.ScheduleDelay.P99 = 81
+			return r
+		}(), Series: starved(withHost(series(20, nil), 0.79, 1.2), 0.02, 0.3)}, want: OK},
 		{name: "client-bound-go-scheduler", in: Input{Run: func() *loadgen.Result {
 			r := run(40000, 36000, 20)
 			r.Config.GOMAXPROCS, r.Client.CPUShare = 1, 0.25
