@@ -28,7 +28,7 @@ func TestLimitSearchAndResume(t *testing.T) {
 	}
 	out := t.TempDir()
 	args := []string{"limit", "--cluster-dir", clusterDir, "--message-sizes", "100,1000,10000", "--tolerance", "0.3",
-		"--trial-duration", "6s", "--warmup", "3s", "--out", out, "--drain-timeout", "10s"}
+		"--trial-duration", "6s", "--warmup", "5s", "--out", out, "--drain-timeout", "10s"}
 
 	// First run: killed once a trial has been stored.
 	cmd := exec.Command(bin, args...)
@@ -90,6 +90,7 @@ func TestLimitSearchAndResume(t *testing.T) {
 		t.Fatalf("%d boundary points, want 3:\n%s", len(points), stdoutB)
 	}
 	for i, p := range points {
+		t.Logf("%d B: safe %.0f msgs/s (%.0f B/s) after %d trials, bottleneck %s", p.Size, p.Safe, p.SafeBytes, p.Trials, p.Bottleneck)
 		if p.Safe <= 0 || p.Bottleneck == "" {
 			t.Errorf("point %+v: no safe rate or no bottleneck", p)
 		}
