@@ -109,9 +109,6 @@ type result struct {
 	Counts             struct {
 		Sent, Acked, Failed, Consumed, Lost, Duplicated int64
 	} `json:"counts"`
-	Latency struct {
-		Publish, EndToEnd struct{ P50, P99, Max float64 } `json:"-"`
-	} `json:"-"`
 	LatencyMs map[string]map[string]float64 `json:"latency_ms"`
 	Config    struct {
 		Topics      []string `json:"topics"`

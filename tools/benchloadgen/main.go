@@ -37,6 +37,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/localkafka"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -94,23 +95,22 @@ const (
 	partitions = 3
 )
 
-func propArgs(flagName string) []string {
-	var a []string
-	for _, kv := range producerProps {
-		a = append(a, flagName, kv[0]+"="+kv[1])
+// propPairs are producerProps as key=value arguments.
+func propPairs() []string {
+	out := make([]string, len(producerProps))
+	for i, kv := range producerProps {
+		out[i] = kv[0] + "=" + kv[1]
 	}
-	return a
+	return out
 }
 
-func settings() string {
-	var b strings.Builder
-	for i, kv := range producerProps {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(kv[0] + "=" + kv[1])
+// propArgs repeats flagName before each key=value pair.
+func propArgs(flagName string) []string {
+	var a []string
+	for _, p := range propPairs() {
+		a = append(a, flagName, p)
 	}
-	return b.String()
+	return a
 }
 
 // loadavg is the host's 1-minute load average, to judge how noisy a figure is.
@@ -155,7 +155,7 @@ func run(bin string, records, rate, maxRecords, maxSeconds, repeat int) error {
 		return err
 	}
 	fmt.Printf("broker: Kafka %s at %s, on this host (%d CPUs); topics: %d partitions, rf 1\n", c.KafkaVersion, bootstrap, runtime.NumCPU(), partitions)
-	fmt.Printf("both tools: %d-byte values, no keys, %s\n", recordSize, settings())
+	fmt.Printf("both tools: %d-byte values, no keys, %s\n", recordSize, strings.Join(propPairs(), " "))
 	fmt.Printf("  Java: kafka-producer-perf-test --record-size %d --producer-props ... (java -Xmx1g)\n", recordSize)
 	fmt.Printf("  plimsoll: run --message-size %d --payload random --consumer-groups 0 --warmup 0s --producer-prop ...\n", recordSize)
 	if goMaxProcs > 0 {
@@ -203,20 +203,18 @@ func round(cp, bin, bootstrap, topic string, records, rate, maxRecords, maxSecon
 		return 0, 0, err
 	}
 	fmt.Printf("  plimsoll run:             %.2f CPU s for %.0f records (%.0f rec/s)\n", goA.cpu, goA.records, goA.rate)
-	checks := []struct {
+	type check struct {
 		name string
 		m    measured
-	}{{"kafka-producer-perf-test", javaA}, {"plimsoll run", goA}}
+	}
+	checks := []check{{"kafka-producer-perf-test", javaA}, {"plimsoll run", goA}}
 	var bare measured
 	if withBare {
 		if bare, err = bareRun(bootstrap, topic, records, rate); err != nil {
 			return 0, 0, err
 		}
 		fmt.Printf("  bare franz-go loop:       %.2f CPU s for %.0f records (%.0f rec/s); reference only: same client settings, no measuring\n", bare.cpu, bare.records, bare.rate)
-		checks = append(checks, struct {
-			name string
-			m    measured
-		}{"the bare franz-go loop", bare})
+		checks = append(checks, check{"the bare franz-go loop", bare})
 	}
 	for _, m := range checks {
 		if m.m.rate < 0.97*float64(rate) {
@@ -283,10 +281,7 @@ func perfTest(cp, bootstrap, topic string, records, rate int) (measured, error) 
 	args := []string{"-Xmx1g", "-cp", cp, "org.apache.kafka.tools.ProducerPerformance",
 		"--topic", topic, "--num-records", strconv.Itoa(records), "--record-size", strconv.Itoa(recordSize),
 		"--throughput", strconv.Itoa(rate), "--producer-props", "bootstrap.servers=" + bootstrap}
-	for _, kv := range producerProps {
-		args = append(args, kv[0]+"="+kv[1])
-	}
-	cmd := exec.Command("java", args...)
+	cmd := exec.Command("java", append(args, propPairs()...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return measured{}, err
@@ -337,19 +332,7 @@ func plimsollRun(bin, bootstrap string, rate, seconds int) (measured, error) {
 	if err != nil {
 		return measured{}, err
 	}
-	var r struct {
-		Produced float64 `json:"produced_msgs_per_sec"`
-		Counts   struct {
-			Acked float64 `json:"acked"`
-		} `json:"counts"`
-		Config struct {
-			ClientProps struct {
-				Producer struct {
-					Props map[string]string `json:"props"`
-				} `json:"producer"`
-			} `json:"client_props"`
-		} `json:"config"`
-	}
+	var r loadgen.Result
 	if err := json.Unmarshal(data, &r); err != nil {
 		return measured{}, err
 	}
@@ -359,5 +342,5 @@ func plimsollRun(bin, bootstrap string, rate, seconds int) (measured, error) {
 			return measured{}, fmt.Errorf("plimsoll ran with %s=%q, the Java tool with %q", kv[0], got, kv[1])
 		}
 	}
-	return measured{cpu: cpuOf(cmd), records: r.Counts.Acked, rate: r.Produced}, nil
+	return measured{cpu: cpuOf(cmd), records: float64(r.Counts.Acked), rate: r.ProducedMsgsPerSec}, nil
 }
