@@ -410,7 +410,7 @@ func replicationReason(s *probe.Series, r *loadgen.Result, c Criteria, v *Verdic
 		v.Skipped = append(v.Skipped, CritReplication+": replication factor 1, no followers")
 		return nil
 	}
-	var in, repl float64
+	var in, repl, secs float64
 	n := 0
 	perBroker := map[int32]float64{}
 	for _, x := range s.Samples {
@@ -422,6 +422,7 @@ func replicationReason(s *probe.Series, r *loadgen.Result, c Criteria, v *Verdic
 			continue
 		}
 		n++
+		secs += x.Time.Sub(x.Start).Seconds()
 		for id, b := range x.Brokers {
 			in += float64(b.BytesIn) * b.Interval
 			repl += float64(b.ReplicationBytesIn) * b.Interval
@@ -444,11 +445,7 @@ func replicationReason(s *probe.Series, r *loadgen.Result, c Criteria, v *Verdic
 			slow = id
 		}
 	}
-	secs := 0.0
-	for _, x := range s.Samples {
-		secs += x.Time.Sub(x.Start).Seconds()
-	}
-	behind := ""
+	behind := "" // over the seconds whose bytes were summed
 	if secs > 0 {
 		behind = fmt.Sprintf(", %s behind", units.FormatRate((want-repl)/secs))
 	}
