@@ -140,3 +140,32 @@ func format(v float64, unit string) string {
 		return fmt.Sprintf("%.2f %s%s", v, p, unit)
 	}
 }
+
+// ParseCount parses a count or a count per second: "1500000", "1.5M", "150k/s", "50_000 msgs/s"
+// (k or K, M and G are powers of ten; "/s", "/sec", "msg/s" and "msgs/s" may follow). It returns
+// the number itself: a rate's unit is the caller's to say.
+func ParseCount(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	for _, suf := range []string{"msgs/s", "msg/s", "/sec", "/s"} {
+		if strings.HasSuffix(t, suf) {
+			t = strings.TrimSpace(strings.TrimSuffix(t, suf))
+			break
+		}
+	}
+	scale := 1.0
+	if n := len(t); n > 0 {
+		switch t[n-1] {
+		case 'k', 'K':
+			scale, t = 1e3, t[:n-1]
+		case 'M':
+			scale, t = 1e6, t[:n-1]
+		case 'G':
+			scale, t = 1e9, t[:n-1]
+		}
+	}
+	f, err := strconv.ParseFloat(strings.ReplaceAll(strings.TrimSpace(t), "_", ""), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f*scale, 0) {
+		return 0, fmt.Errorf("%w %q: not a count (e.g. 1500000, 1.5M or 150k)", ErrSyntax, s)
+	}
+	return f * scale, nil
+}

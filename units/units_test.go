@@ -104,3 +104,17 @@ func FuzzParseRate(f *testing.F) {
 		}
 	})
 }
+
+func TestParseCount(t *testing.T) {
+	for in, want := range map[string]float64{"1500000": 1.5e6, "1.5M": 1.5e6, "150k/s": 150e3, "50_000 msgs/s": 5e4,
+		"2e5": 2e5, "3 msg/s": 3, "7K /sec": 7e3, "1G": 1e9} {
+		if got, err := ParseCount(in); err != nil || got != want {
+			t.Errorf("ParseCount(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "k", "50kB/s", "NaN", "1e400", "five"} {
+		if _, err := ParseCount(bad); !errors.Is(err, ErrSyntax) {
+			t.Errorf("ParseCount(%q): %v, want ErrSyntax", bad, err)
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package hdr
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Interval is one tagged histogram of one period of an interval log.
+type Interval struct {
+	Tag            string
+	StartMs, EndMs int64 // since the log's Start
+	// Hist is kept encoded: a Hist of this geometry holds about 190 KB of counters, its encoding
+	// a few hundred bytes, and a log keeps several per second of the run.
+	Hist Encoded
+}
+
+// IntervalLog collects interval histograms for an HdrHistogram interval log.
+type IntervalLog struct {
+	Start     time.Time // the wall clock at interval time zero
+	Intervals []Interval
+}
+
+// Add appends h as the histogram tagged tag over [startMs, endMs). An empty h adds nothing.
+// h is encoded at once, so the caller may reset and reuse it.
+func (l *IntervalLog) Add(tag string, startMs, endMs int64, h *Hist) error {
+	if h.h.TotalCount() == 0 {
+		return nil
+	}
+	e, err := h.Encode()
+	if err != nil {
+		return err
+	}
+	l.Intervals = append(l.Intervals, Interval{Tag: tag, StartMs: startMs, EndMs: endMs, Hist: e})
+	return nil
+}
+
+// Write writes the log through hdrhistogram-go's HistogramLogWriter: the comment, the format
+// version, the start time and the legend, then one line per interval with its tag (each
+// histogram stamped with SetTag, SetStartTimeMs and SetEndTimeMs). HistogramLogAnalyzer and
+// hdrhistogram-go's HistogramLogReader read it. The StartTime line holds whole seconds, so the
+// interval times are written from Start's whole second (the writer's base time): a reader
+// adding them to StartTime gets each interval's wall-clock time to the millisecond.
+//
+// Values are in microseconds. The writer prints each interval's max divided by 1e6 (its
+// nanosecond-to-millisecond ratio, which v1.4.0 lets no caller change), so for these values
+// that column is in seconds. Values above one hour are not in the log's histograms: they are
+// counted in the Hist's overflow (in result.json), not here.
+func (l *IntervalLog) Write(w io.Writer, comment string) error {
+	lw := hdrhistogram.NewHistogramLogWriter(w)
+	if err := lw.OutputComment(comment); err != nil {
+		return err
+	}
+	if err := lw.OutputLogFormatVersion(); err != nil {
+		return err
+	}
+	startMs := l.Start.UnixMilli()
+	if err := lw.OutputStartTime(startMs); err != nil {
+		return err
+	}
+	lw.SetBaseTime(startMs - startMs%1000)
+	if err := lw.OutputLegend(); err != nil {
+		return err
+	}
+	for _, iv := range l.Intervals {
+		h, err := Decode(iv.Hist)
+		if err != nil {
+			return fmt.Errorf("interval %s at %d ms: %w", iv.Tag, iv.StartMs, err)
+		}
+		h.h.SetTag(iv.Tag)
+		h.h.SetStartTimeMs(startMs + iv.StartMs)
+		h.h.SetEndTimeMs(startMs + iv.EndMs)
+		if err := lw.OutputIntervalHistogram(h.h); err != nil {
+			return err
+		}
+	}
+	return nil
+}

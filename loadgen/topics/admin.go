@@ -1,0 +1,139 @@
+package topics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// EnsureNone fails with ErrTopicsExist if any topic starts with prefix.
+func EnsureNone(ctx context.Context, adm *kadm.Client, prefix string) error {
+	td, err := adm.ListTopics(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: listing topics: %w", ErrSetup, err)
+	}
+	var clash []string
+	for name := range td {
+		if strings.HasPrefix(name, prefix) {
+			clash = append(clash, name)
+		}
+	}
+	if len(clash) == 0 {
+		return nil
+	}
+	sort.Strings(clash)
+	more := ""
+	if len(clash) > 5 {
+		clash, more = clash[:5], fmt.Sprintf(" and %d more", len(clash)-5)
+	}
+	return fmt.Errorf("%w: %s%s (prefix %q); use another run id or prefix, or delete them if they are left over from an earlier run", ErrTopicsExist, strings.Join(clash, ", "), more, prefix)
+}
+
+// Create creates the topics and waits until metadata shows every partition with a leader.
+func Create(ctx context.Context, adm *kadm.Client, names []string, partitions int32, rf int16, configs map[string]*string) error {
+	resps, err := adm.CreateTopics(ctx, partitions, rf, configs, names...)
+	if err != nil {
+		return fmt.Errorf("%w: creating topics: %w", ErrSetup, err)
+	}
+	for _, name := range names {
+		r, ok := resps[name]
+		switch {
+		case !ok:
+			return fmt.Errorf("%w: creating topic %s: no response from the cluster", ErrSetup, name)
+		case r.Err != nil:
+			msg := ""
+			if r.ErrMessage != "" {
+				msg = ": " + r.ErrMessage
+			}
+			return fmt.Errorf("%w: creating topic %s (%d partitions, replication %d): %w%s", ErrSetup, name, partitions, rf, r.Err, msg)
+		}
+	}
+	return WaitLeaders(ctx, adm, names, partitions)
+}
+
+// WaitLeaders polls metadata until each topic has all partitions and each partition a leader.
+func WaitLeaders(ctx context.Context, adm *kadm.Client, names []string, partitions int32) error {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	var why string
+	for {
+		md, err := adm.Metadata(ctx, names...)
+		if err == nil {
+			why = leaderless(md.Topics, names, partitions)
+			if why == "" {
+				return nil
+			}
+		} else {
+			why = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w: waiting for partition leaders: %s: %w", ErrSetup, why, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// leaderless explains what is not ready yet, or returns "".
+func leaderless(td kadm.TopicDetails, names []string, partitions int32) string {
+	for _, name := range names {
+		t, ok := td[name]
+		switch {
+		case !ok:
+			return "topic " + name + " not in metadata yet"
+		case t.Err != nil:
+			return fmt.Sprintf("topic %s: %v", name, t.Err)
+		case int32(len(t.Partitions)) < partitions:
+			return fmt.Sprintf("topic %s shows %d of %d partitions", name, len(t.Partitions), partitions)
+		}
+		for _, p := range t.Partitions {
+			if p.Err != nil || p.Leader < 0 {
+				return fmt.Sprintf("partition %s-%d has no leader yet", name, p.Partition)
+			}
+		}
+	}
+	return ""
+}
+
+// DeleteOwned deletes the run's topics and groups, never a name outside prefix.
+func DeleteOwned(ctx context.Context, adm *kadm.Client, prefix string, topics, groups []string) error {
+	own := func(names []string) []string {
+		var out []string
+		for _, n := range names {
+			if strings.HasPrefix(n, prefix) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	var errs []error
+	if ts := own(topics); len(ts) > 0 {
+		resps, err := adm.DeleteTopics(ctx, ts...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("deleting topics: %w", err))
+		}
+		for _, r := range resps {
+			if r.Err != nil {
+				errs = append(errs, fmt.Errorf("deleting topic %s: %w", r.Topic, r.Err))
+			}
+		}
+	}
+	if gs := own(groups); len(gs) > 0 {
+		resps, err := adm.DeleteGroups(ctx, gs...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("deleting groups: %w", err))
+		}
+		for _, r := range resps {
+			if r.Err != nil && !errors.Is(r.Err, kerr.GroupIDNotFound) {
+				errs = append(errs, fmt.Errorf("deleting group %s: %w", r.Group, r.Err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
