@@ -1,11 +1,12 @@
 package limit
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/plimsoll/plimsoll/results"
 )
 
 // Defaults of Options.
@@ -16,6 +17,7 @@ const (
 	DefaultMaxRate   = 1e7  // messages/s: far above what one generator host drives
 	DefaultStartBPS  = 1e6  // bytes/s the first size starts at without Start: 1 MB/s
 	defaultRetries   = 4    // room for retries in the default MaxTrialsPerSize
+	defaultMaxHolds  = 2    // confirmations per size
 	minTolerance     = 1e-4 // below this, trial-to-trial noise is larger than the bracket
 	logSlack         = 1e-9 // float rounding forgiven in step counts
 	minGrowth        = 1.1  // smaller bracket steps cost many trials for little
@@ -44,8 +46,25 @@ type Options struct {
 	// 10,000,000, allowed from 0.001 to 1,000,000,000. MaxRate is typically what the load
 	// generator can drive.
 	MinRate, MaxRate float64
-	// Growth is the factor between bracket steps; default 2, from 1.1 to 1000.
+	// Growth is the largest factor between bracket steps; default 2, from 1.1 to 1000.
 	Growth float64
+	// FirstStep is the factor of a limit's first bracket step; each further step in the same
+	// direction squares it, up to Growth. Default Growth (every step the same); set it near
+	// 1 + Tolerance when Start is a good prediction, so that a start within the tolerance of the
+	// limit brackets it in two trials. From 1 + Tolerance/2 to Growth.
+	FirstStep float64
+	// SLO makes the search find the SLO limit (the verdict's State) besides the throughput
+	// ceiling (its Ceiling): set it when the criteria have a latency objective.
+	SLO bool
+	// StartSLO, when set, predicts the SLO limit of a size, msgs/s (0: no prediction); the
+	// search tries it first once only rates above it are known to miss the SLO. It is called
+	// once per size when the size begins, and must give the same rates on a resume.
+	StartSLO func(size int) float64
+	// Confirm holds the safe rate a safe load rests on (the SLO limit's with SLO, else the
+	// ceiling's) for longer before the size is done (a Request with Hold), at most MaxHolds
+	// times a size (default 2).
+	Confirm  bool
+	MaxHolds int
 	// MaxTrialsPerSize caps the trials for one size, a safety net against a flapping cluster.
 	// Default: the worst-case bound for these options (see Search) plus 4 retries.
 	MaxTrialsPerSize int
@@ -56,9 +75,11 @@ type Options struct {
 	// Resume reuses the finished trials in Store instead of running them again. The options
 	// (and Config) must equal those in the Store's header.
 	Resume bool
-	// Config is the rest of the configuration (workload, criteria, trial duration, ...), stored
-	// in the header so the results are self-describing; a resume requires it unchanged.
-	Config json.RawMessage
+	// Config is the rest of the configuration (workload, criteria, cluster, ...), stored in the
+	// header so the results are self-describing; a resume requires it unchanged.
+	Config *results.Config
+	// Predict, when set, gives the model's prediction for a size, stored with its boundary.
+	Predict func(size int) *results.Prediction
 	// Progress, when set, is called when each trial starts and when it finishes.
 	Progress func(Progress)
 	// Logf, when set, receives warnings (e.g. a torn last line skipped on resume).
@@ -86,29 +107,65 @@ func optErr(option, format string, args ...any) error {
 // normalize returns o with defaults filled in and the first rate of each size taken from Start,
 // or an *OptionError.
 func (o Options) normalize() (Options, []float64, error) {
+	for _, step := range []func(*Options) error{(*Options).normalizeSizes, (*Options).normalizeSteps, (*Options).normalizeRates} {
+		if err := step(&o); err != nil {
+			return o, nil, err
+		}
+	}
+	if o.Resume && o.Store == "" {
+		return o, nil, optErr("Resume", "needs Store, the results file to resume from")
+	}
+	starts, err := o.starts()
+	return o, starts, err
+}
+
+// normalizeSizes defaults and checks Sizes.
+func (o *Options) normalizeSizes() error {
 	if len(o.Sizes) == 0 {
 		o.Sizes = slices.Clone(DefaultSizes)
 	}
 	for i, s := range o.Sizes {
 		if s <= 0 {
-			return o, nil, optErr("Sizes", "size %d is %d bytes; sizes must be positive byte counts, e.g. 100,1000,10000", i+1, s)
+			return optErr("Sizes", "size %d is %d bytes; sizes must be positive byte counts, e.g. 100,1000,10000", i+1, s)
 		}
 		if slices.Index(o.Sizes, s) < i {
-			return o, nil, optErr("Sizes", "size %d bytes is listed twice; list each size once", s)
+			return optErr("Sizes", "size %d bytes is listed twice; list each size once", s)
 		}
 	}
+	return nil
+}
+
+// normalizeSteps defaults and checks the search's step factors and its trial budget.
+func (o *Options) normalizeSteps() error {
 	if o.Tolerance == 0 {
 		o.Tolerance = DefaultTolerance
 	}
 	if !(o.Tolerance >= minTolerance && o.Tolerance <= 1) {
-		return o, nil, optErr("Tolerance", "%v is out of range: it is a fraction between %v and 1 (0.05 means 5%%)", o.Tolerance, minTolerance)
+		return optErr("Tolerance", "%v is out of range: it is a fraction between %v and 1 (0.05 means 5%%)", o.Tolerance, minTolerance)
 	}
 	if o.Growth == 0 {
 		o.Growth = DefaultGrowth
 	}
 	if !(o.Growth >= minGrowth && o.Growth <= 1000) {
-		return o, nil, optErr("Growth", "%v must be between %v and 1000: it is the factor between bracket steps (default 2); smaller steps waste trials", o.Growth, minGrowth)
+		return optErr("Growth", "%v must be between %v and 1000: it is the factor between bracket steps (default 2); smaller steps waste trials", o.Growth, minGrowth)
 	}
+	if o.FirstStep == 0 {
+		o.FirstStep = o.Growth
+	}
+	if !(o.FirstStep >= 1+o.Tolerance/2 && o.FirstStep <= o.Growth) {
+		return optErr("FirstStep", "%v must be between 1 + Tolerance/2 (%v) and Growth (%v): it is the first bracket step's factor", o.FirstStep, 1+o.Tolerance/2, o.Growth)
+	}
+	if o.MaxHolds == 0 {
+		o.MaxHolds = defaultMaxHolds
+	}
+	if o.MaxHolds < 0 {
+		return optErr("MaxHolds", "%d must not be negative (0 selects the default, %d)", o.MaxHolds, defaultMaxHolds)
+	}
+	return nil
+}
+
+// normalizeRates defaults and checks the rate range, then the trial budget it implies.
+func (o *Options) normalizeRates() error {
 	if o.MinRate == 0 {
 		o.MinRate = DefaultMinRate
 	}
@@ -116,43 +173,43 @@ func (o Options) normalize() (Options, []float64, error) {
 		o.MaxRate = DefaultMaxRate
 	}
 	if !(o.MinRate >= minRate && o.MinRate < maxRate) {
-		return o, nil, optErr("MinRate", "%v must be a positive number of messages/s, from %v to %v", o.MinRate, minRate, maxRate)
+		return optErr("MinRate", "%v must be a positive number of messages/s, from %v to %v", o.MinRate, minRate, maxRate)
 	}
 	if !(o.MaxRate > o.MinRate && o.MaxRate <= maxRate) {
-		return o, nil, optErr("MaxRate", "%v must be a number of messages/s above MinRate (%v) and at most %v", o.MaxRate, o.MinRate, maxRate)
+		return optErr("MaxRate", "%v must be a number of messages/s above MinRate (%v) and at most %v", o.MaxRate, o.MinRate, maxRate)
 	}
 	if o.MaxTrialsPerSize < 0 {
-		return o, nil, optErr("MaxTrialsPerSize", "%d must not be negative (0 selects the default)", o.MaxTrialsPerSize)
+		return optErr("MaxTrialsPerSize", "%d must not be negative (0 selects the default)", o.MaxTrialsPerSize)
 	}
 	if o.MaxTrialsPerSize == 0 {
-		o.MaxTrialsPerSize = worstCase(o.Growth, o.Tolerance, o.MaxRate/o.MinRate) + defaultRetries
+		o.MaxTrialsPerSize = o.worstCase() + defaultRetries
 	}
-	if o.Resume && o.Store == "" {
-		return o, nil, optErr("Resume", "needs Store, the results file to resume from")
-	}
-	if len(o.Config) > 0 && !json.Valid(o.Config) {
-		return o, nil, optErr("Config", "is not valid JSON")
-	}
-	var starts []float64
-	if o.Start != nil {
-		starts = make([]float64, len(o.Sizes))
-		for i, s := range o.Sizes {
-			r := o.Start(s)
-			if !(r > 0) || math.IsInf(r, 0) {
-				return o, nil, optErr("Start", "returned %v msgs/s for size %d bytes; it must return a positive finite rate", r, s)
-			}
-			starts[i] = r
-		}
-	}
-	return o, starts, nil
+	return nil
 }
 
-// BracketBound is the most trials the bracket phase of one size can take when it starts at
-// start: 1 + ceil(log_growth(max/start)) when it raises the rate, 1 + ceil(log_growth(start/min))
-// when it lowers it; the larger of the two, as the direction is not known in advance.
-func BracketBound(start, minRate, maxRate, growth float64) int {
-	up := stepsToCover(maxRate/start, growth)
-	down := stepsToCover(start/minRate, growth)
+// starts asks Start for each size's first rate, or returns nil without it.
+func (o Options) starts() ([]float64, error) {
+	if o.Start == nil {
+		return nil, nil
+	}
+	starts := make([]float64, len(o.Sizes))
+	for i, s := range o.Sizes {
+		r := o.Start(s)
+		if !(r > 0) || math.IsInf(r, 0) {
+			return nil, optErr("Start", "returned %v msgs/s for size %d bytes; it must return a positive finite rate", r, s)
+		}
+		starts[i] = r
+	}
+	return starts, nil
+}
+
+// BracketBound is the most trials the bracket phase of one limit can take when it starts at
+// start: 1 + the steps to cover max/start when it raises the rate, 1 + the steps to cover
+// start/min when it lowers it; the larger of the two, as the direction is not known in advance.
+// Steps go by first, first², first⁴, ... up to growth.
+func BracketBound(start, minRate, maxRate, first, growth float64) int {
+	up := stepsToCover(maxRate/start, first, growth)
+	down := stepsToCover(start/minRate, first, growth)
 	return 1 + max(up, down)
 }
 
@@ -168,12 +225,16 @@ func BisectBound(lo, hi, tol float64) int {
 	return ceilLog(math.Log2(math.Log(hi/lo) / math.Log1p(tol)))
 }
 
-// stepsToCover is the number of multiplications by growth needed to cover ratio: ceil(log_g(ratio)).
-func stepsToCover(ratio, growth float64) int {
-	if !(ratio > 1) {
-		return 0
+// stepsToCover is the number of bracket steps (first, first², ..., at most growth each) whose
+// product reaches ratio.
+func stepsToCover(ratio, first, growth float64) int {
+	n := 0
+	covered := 0.0 // ln of the product so far
+	for k := 0; (math.Log(ratio)-covered)/math.Log(growth) > logSlack; k++ {
+		covered += math.Min(math.Log(growth), math.Log(first)*math.Pow(2, float64(k)))
+		n++
 	}
-	return ceilLog(math.Log(ratio) / math.Log(growth))
+	return n
 }
 
 // reaches reports whether a bracket step to next has got to limit (next >= limit when raising),
@@ -192,7 +253,17 @@ func ceilLog(x float64) int {
 	return int(math.Ceil(x - logSlack))
 }
 
-// worstCase is the trial bound for one size whose start may be anywhere in a span of rates.
-func worstCase(growth, tol, span float64) int {
-	return 1 + stepsToCover(span, growth) + BisectBound(1, growth, tol)
+// worstCase is the trial bound for one size whose start may be anywhere in the span of rates:
+// for each limit a full bracket and a bisection of the last step, and each hold with a bisection
+// below a hold that failed.
+func (o Options) worstCase() int {
+	perLimit := 1 + stepsToCover(o.MaxRate/o.MinRate, o.FirstStep, o.Growth) + BisectBound(1, o.Growth, o.Tolerance)
+	n := perLimit
+	if o.SLO {
+		n += perLimit
+	}
+	if o.Confirm {
+		n += o.MaxHolds * (1 + BisectBound(1, o.Growth, o.Tolerance))
+	}
+	return n
 }

@@ -6,30 +6,28 @@ import (
 	"github.com/plimsoll/plimsoll/workload"
 )
 
-func TestBatchFor(t *testing.T) {
-	cases := []struct {
-		size  int
-		set   string
-		want  string
-		isSet bool
-	}{
-		{size: 100, isSet: false},                               // Kafka's default holds 16 already
-		{size: 1000, want: "17024", isSet: true},                // 16 x 1064
-		{size: 10000, want: "161024", isSet: true},              // 16 x 10064
-		{size: 1000000, want: "1000000", isSet: true},           // capped at message.max.bytes
-		{size: 10000, set: "32768", want: "32768", isSet: true}, // the workload's own wins
-	}
-	for _, c := range cases {
+// TestTrialBatchSizeIsRunsRule: the batch.size limit's model assumes for a size is the one the
+// trial's producers run with, which is the one `plimsoll run` uses for that size: both come
+// from kafkaprops.BatchSize, through the spec's resolution.
+func TestTrialBatchSizeIsRunsRule(t *testing.T) {
+	for _, set := range []string{"", "32768"} {
 		spec := workload.Default()
-		if c.set != "" {
-			spec.ProducerProps.Set("batch.size", c.set)
+		if set != "" {
+			_ = spec.ProducerProps.Set("batch.size", set)
 		}
-		if err := batchFor(&spec, c.size); err != nil {
-			t.Fatal(err)
-		}
-		got, ok := spec.EffectiveProducerProps().Get("batch.size")
-		if ok != c.isSet || got != c.want {
-			t.Errorf("size %d (set %q): batch.size = %q, %v; want %q, %v", c.size, c.set, got, ok, c.want, c.isSet)
+		for _, size := range []int{100, 1000, 10000, 1000000} {
+			trial := spec.Clone()
+			trial.MessageSize = size
+			c, err := trial.Clients()
+			if err != nil {
+				t.Fatalf("size %d: %v", size, err)
+			}
+			if got, want := modelMessage(spec, size).BatchSize, c.Producer.BatchSize; got != want {
+				t.Errorf("batch.size %q, size %d: the model assumes %d, the trial runs with %d", set, size, got, want)
+			}
+			if rec := c.Effective().Producer.Props["batch.size"]; rec == "" {
+				t.Errorf("size %d: the trial's record lacks batch.size", size)
+			}
 		}
 	}
 }

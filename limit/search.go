@@ -2,64 +2,56 @@ package limit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"strings"
+
+	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/units"
+	"github.com/plimsoll/plimsoll/verdict"
 )
 
-// ErrOutcome is wrapped when a Trialer returns an Outcome with an unknown State.
-var ErrOutcome = errors.New("trial outcome has an unknown state")
-
-// Search finds, for each of o.Sizes in order, the highest rate the cluster sustains and the
-// lowest it does not, by asking t for trials one at a time.
+// Search finds, for each of o.Sizes in order, the two limits of the cluster: the throughput
+// ceiling (the highest rate ok by every criterion but the latency SLO) and, when o.SLO is set,
+// the SLO limit (ok by every criterion), each as the highest ok rate and the lowest overloaded
+// one within o.Tolerance. It asks t for trials one at a time; every trial is judged on both.
 //
-// For one size it starts at r0 (Options.Start, else derived; clamped to [MinRate, MaxRate]):
+// For one size:
 //
-//  1. Bracket: while only ok trials are known, multiply the rate by Growth (capped at MaxRate);
-//     while none is, divide it (floored at MinRate). This ends with an ok rate lo and a rate
-//     hi above it that was overloaded or client-bound, hi/lo <= Growth, or at a bound of the
-//     space.
-//  2. Bisect: try sqrt(lo x hi), the midpoint in log space, and replace lo or hi with it, until
-//     (hi - lo)/lo <= Tolerance.
+//  1. The ceiling. From its start r0 (Options.Start, else derived; clamped to [MinRate,
+//     MaxRate]) the rate steps up while every trial is ok and down while none is, each step
+//     the square of the last (FirstStep, FirstStep², FirstStep⁴, ... never more than Growth),
+//     until an ok rate lo and an overloaded rate hi bracket the ceiling. Then it bisects,
+//     trying sqrt(lo x hi), until (hi - lo)/lo <= Tolerance.
+//  2. The SLO limit, the same way, starting from StartSLO when that lies inside what the
+//     trials so far allow, else stepping down from the lowest rate that missed the SLO. The
+//     ceiling's trials count for it too: a trial that missed only the SLO is ok for the
+//     ceiling and overloaded for the SLO.
+//  3. With Confirm, the safe rate of the limit a safe load rests on (the SLO limit when there
+//     is one) is held for longer (a trial with Hold set). If it holds, it is Confirmed. If not,
+//     that rate is overloaded for the limit, the two trials are reported as NonMonotonic, and
+//     the search bisects below it and confirms again, at most MaxHolds times.
 //
-// Trial bound. Without retries, the trials for one size number at most B + K where
+// The brackets are always drawn from every trial of the size: a limit's unsafe rate is the
+// lowest rate overloaded by its judgement, its safe rate the highest ok rate below that. An ok
+// trial at or above an overloaded one contradicts the assumption that overload is monotonic
+// in the rate; the pair is listed in the point's NonMonotonic, never averaged away.
 //
-//	B = 1 + ceil(log_Growth(MaxRate/r0))   when the first trial is ok (the rate rises),
-//	B = 1 + ceil(log_Growth(r0/MinRate))   when it is not (the rate falls),
-//
-// counts the bracket trials (all of them when the bracket runs into MaxRate or MinRate, fewer
-// when it closes first), and, with [lo0, hi0] the first bracket,
-//
-//	K = ceil(log2(ln(hi0/lo0) / ln(1+Tolerance)))  <=  ceil(log2(((hi0-lo0)/lo0) / Tolerance))
-//
-// counts the bisection trials (exactly K, as each halves ln(hi/lo)); since hi0/lo0 <= Growth,
-// K <= ceil(log2(ln(Growth)/ln(1+Tolerance))): 4 for the defaults. The "range" of the usual
-// statement is the bracket's relative width (hi0-lo0)/lo0. See BracketBound and BisectBound.
-// A trial that is invalid for a reason other than client-bound is retried once at the same rate
-// and adds one trial; if the retry is invalid too, the size ends there.
-//
-// Client-bound trials never become the safe or the unsafe point. A client-bound trial at rate r
-// means "unknown at r": the search never asks for r or more again for that size. It still
-// bisects below r, where it either finds an overloaded rate (the cluster's limit was below the
-// generator's after all, and the point is a normal one) or closes in on the generator's own
-// limit: then the point is ClientBound, SafeRate (the highest ok rate) is only a lower bound of
-// the cluster's limit, and Note says how to give the generator more room. Before any ok rate is
-// known, a client-bound trial lowers the rate like an overloaded one.
-//
-// Without Start, a size starts from the previous size's safe rate at equal bytes/s (safe x
-// prevSize/size), or at DefaultStartBPS bytes/s when no earlier size found one.
+// A trial that is invalid for a reason other than client-bound is retried once at the same
+// rate; if the retry is invalid too, the size ends there. A client-bound trial at rate r means
+// "unknown at r" for both limits: no rate at or above r is asked for again, and a limit whose
+// bracket would need one is ClientBound, its safe rate only a lower bound. MaxTrialsPerSize
+// caps a size that keeps flapping.
 //
 // With Store set, every finished trial is appended to it before the next starts, and a
 // "boundary" record follows each finished size. With Resume, whenever the search needs a trial
-// that the Store already holds (same size, same rate within 1e-8 relative; a retry takes the
-// second such trial), it reuses the stored outcome instead of calling t. Because the search is
-// deterministic, a resumed search runs exactly the trials the interrupted one had left.
+// that the Store already holds (same size, rate within 1e-8 relative, same hold; a retry takes
+// the second such trial), it reuses the stored record instead of calling t. Because the search
+// is deterministic, a resumed search runs exactly the trials the interrupted one had left.
 //
 // Search returns the points of the sizes it finished. It stops at the first error: a bad option
 // (*OptionError), a results file it may not resume (*MismatchError, ErrStoreInUse), a failed
 // trial or ctx's cancellation (wrapped as is, so errors.Is(err, context.Canceled) works).
-func Search(ctx context.Context, t Trialer, o Options) ([]Point, error) {
+func Search(ctx context.Context, t Trialer, o Options) ([]results.Boundary, error) {
 	o, starts, err := o.normalize()
 	if err != nil {
 		return nil, err
@@ -70,24 +62,16 @@ func Search(ctx context.Context, t Trialer, o Options) ([]Point, error) {
 	}
 	defer st.close()
 	s := &search{t: t, o: o, st: st, finished: make([]int, 0, len(o.Sizes))}
-	var points []Point
+	var points []results.Boundary
 	for i, size := range o.Sizes {
 		s.sizeIndex = i
-		r0 := DefaultStartBPS / float64(size)
-		switch {
-		case starts != nil:
-			r0 = starts[i]
-		case len(points) > 0:
-			for j := len(points) - 1; j >= 0; j-- {
-				if points[j].SafeRate > 0 {
-					r0 = points[j].SafeRate * float64(points[j].Size) / float64(size)
-					break
-				}
-			}
-		}
-		p, err := s.size(ctx, size, math.Min(math.Max(r0, o.MinRate), o.MaxRate))
+		r0 := startRate(o, starts, i, size, points)
+		p, err := s.size(ctx, size, r0)
 		if err != nil {
 			return points, err
+		}
+		if o.Predict != nil {
+			p.Model = o.Predict(size)
 		}
 		if err := st.boundary(p); err != nil {
 			return points, err
@@ -101,6 +85,24 @@ func Search(ctx context.Context, t Trialer, o Options) ([]Point, error) {
 	return points, nil
 }
 
+// startRate is the first rate for the size at index i: Start's, else the last safe rate found
+// at equal bytes/s, else DefaultStartBPS; clamped to [MinRate, MaxRate].
+func startRate(o Options, starts []float64, i, size int, points []results.Boundary) float64 {
+	r0 := DefaultStartBPS / float64(size)
+	switch {
+	case starts != nil:
+		r0 = starts[i]
+	case len(points) > 0:
+		for j := len(points) - 1; j >= 0; j-- {
+			if c := points[j].Ceiling; c.SafeRate > 0 {
+				r0 = c.SafeRate * float64(points[j].Size) / float64(size)
+				break
+			}
+		}
+	}
+	return math.Min(math.Max(r0, o.MinRate), o.MaxRate)
+}
+
 // search holds what spans sizes: counters for Progress and the store.
 type search struct {
 	t         Trialer
@@ -112,193 +114,86 @@ type search struct {
 	counts    [3]int
 }
 
-// sizeState is the search for one size.
-type sizeState struct {
-	size       int
-	lo, hi, cb float64 // highest ok, lowest overloaded, lowest client-bound rate; 0 = none yet
-	loOut      Outcome
-	hiOut      Outcome
-	cbOut      Outcome
-	trials     int
-}
-
-// upper is the lowest rate known not to be ok: overloaded or client-bound; 0 when none.
-func (z *sizeState) upper() float64 {
-	if z.hidden() {
-		return z.cb
-	}
-	return z.hi
-}
-
-// bracketed reports whether the bracket phase is over: an ok rate and one above it that is not.
-func (z *sizeState) bracketed() bool { return z.lo > 0 && z.upper() > 0 }
-
-// hidden reports whether a client-bound trial lies below every overloaded one, so the cluster's
-// limit may be where the generator cannot reach.
-func (z *sizeState) hidden() bool { return z.cb > 0 && (z.hi == 0 || z.cb < z.hi) }
-
-func (s *search) size(ctx context.Context, size int, r0 float64) (Point, error) {
-	z := &sizeState{size: size}
-	rate, attempt := r0, 1
+func (s *search) size(ctx context.Context, size int, r0 float64) (results.Boundary, error) {
+	z := newSizeState(size, r0, s.o)
 	for {
-		if z.trials >= s.o.MaxTrialsPerSize {
-			return z.point(fmt.Sprintf("stopped after %d trials (MaxTrialsPerSize) before the bracket was within tolerance; the cluster may be flapping between verdicts",
-				z.trials)), nil
+		if z.trials() >= s.o.MaxTrialsPerSize {
+			return z.point(fmt.Sprintf("stopped after %d trials (MaxTrialsPerSize) before the brackets were within tolerance; the cluster may be flapping between verdicts",
+				z.trials())), nil
 		}
-		out, err := s.run(ctx, z, rate, attempt)
-		if err != nil {
-			return Point{}, err
-		}
-		if out.State == Invalid && !out.ClientBound {
-			if attempt == 1 { // a failed trial may be bad luck: once more at the same rate
-				attempt = 2
-				continue
-			}
-			return z.point(fmt.Sprintf("the trial at %s msgs/s was invalid twice (%s), so the search for this size stopped there",
-				FormatRate(rate), reasons(out))), nil
-		}
-		attempt = 1
-		switch {
-		case out.ClientBound:
-			z.cb, z.cbOut = rate, out
-		case out.State == OK:
-			z.lo, z.loOut = rate, out
-		default:
-			z.hi, z.hiOut = rate, out
-		}
-		next, note, done := s.next(z)
+		req, note, done := z.next()
 		if done {
 			return z.point(note), nil
 		}
-		rate = next
-	}
-}
-
-// next decides the rate of the next trial, or that the size is done (with a note when the
-// bracket is not a tight one).
-func (s *search) next(z *sizeState) (float64, string, bool) {
-	o := s.o
-	switch upper := z.upper(); {
-	case z.lo > 0 && upper > 0:
-		// Bisect [lo, upper]. When upper is client-bound, this searches below the rate the
-		// generator failed at: it finds an overloaded rate there (the cluster's limit after all)
-		// or closes in on the generator's own limit, which then bounds the answer from below.
-		if BisectBound(z.lo, upper, o.Tolerance) == 0 {
-			if z.hidden() {
-				return 0, s.clientNote(z), true
+		out, err := s.run(ctx, z, req, 1)
+		if err != nil {
+			return results.Boundary{}, err
+		}
+		if out.state == verdict.Invalid && !out.clientBound {
+			// A failed trial may be bad luck: once more at the same rate.
+			if out, err = s.run(ctx, z, req, 2); err != nil {
+				return results.Boundary{}, err
 			}
-			return 0, "", true
-		}
-		return math.Sqrt(z.lo * upper), "", false
-	case z.lo > 0: // only ok so far: raise
-		if reaches(z.lo, o.MaxRate, o.Growth) {
-			return 0, fmt.Sprintf("ok at MaxRate (%s msgs/s), the most this search may ask for: the limit is higher; raise MaxRate if the load generator can drive more",
-				FormatRate(o.MaxRate)), true
-		}
-		next := z.lo * o.Growth
-		if reaches(next, o.MaxRate, o.Growth) {
-			next = o.MaxRate
-		}
-		return next, "", false
-	default: // only overloaded or client-bound so far: lower
-		if reaches(o.MinRate, upper, o.Growth) {
-			if !z.hidden() {
-				return 0, fmt.Sprintf("overloaded even at MinRate (%s msgs/s): the limit is lower; lower MinRate or check the cluster's health",
-					FormatRate(o.MinRate)), true
+			if out.state == verdict.Invalid && !out.clientBound {
+				return z.point(fmt.Sprintf("the trial at %s msgs/s was invalid twice (%s), so the search for this size stopped there",
+					units.Sig(req.Rate, 3), out.reasons)), nil
 			}
-			return 0, fmt.Sprintf("the load generator could not drive even MinRate (%s msgs/s) (client-bound: %s); %s",
-				FormatRate(o.MinRate), reasons(z.cbOut), moreRoom), true
 		}
-		next := upper / o.Growth
-		if reaches(o.MinRate, next, o.Growth) {
-			next = o.MinRate
-		}
-		return next, "", false
 	}
-}
-
-const moreRoom = "give the generator more room: more producers, more cores, or run plimsoll on another host than the brokers"
-
-func (s *search) clientNote(z *sizeState) string {
-	return fmt.Sprintf("the load generator could not drive %s msgs/s (client-bound: %s), so the cluster's limit for %d-byte messages is unknown above %s msgs/s; %s",
-		FormatRate(z.cb), reasons(z.cbOut), z.size, FormatRate(z.lo), moreRoom)
-}
-
-func (out Outcome) check() error {
-	switch out.State {
-	case OK, Overloaded, Invalid:
-		return nil
-	}
-	return fmt.Errorf("%w %q (want ok, overloaded or invalid)", ErrOutcome, out.State)
-}
-
-func reasons(out Outcome) string {
-	if len(out.Reasons) == 0 {
-		return "no reason given"
-	}
-	return strings.Join(out.Reasons, "; ")
-}
-
-func (z *sizeState) point(note string) Point {
-	// Rates as stored with the trials (9 significant digits), so a point names its trials' rates.
-	p := Point{Size: z.size, SafeRate: storedRate(z.lo), UnsafeRate: storedRate(z.hi), Trials: z.trials, Note: note}
-	p.SafeBytesPerSec = storedRate(p.SafeRate * float64(z.size))
-	p.ClientBound = z.hidden()
-	switch {
-	case z.hi > 0 && z.hiOut.Bottleneck != "":
-		p.Bottleneck = z.hiOut.Bottleneck
-	case p.ClientBound:
-		p.Bottleneck = z.cbOut.Bottleneck
-		if p.Bottleneck == "" {
-			p.Bottleneck = "load generator"
-		}
-	case z.lo > 0:
-		p.Bottleneck = z.loOut.Bottleneck
-	}
-	return p
 }
 
 // run gets the outcome of one trial, from the store on resume or from the Trialer, stores it,
-// and reports progress.
-func (s *search) run(ctx context.Context, z *sizeState, rate float64, attempt int) (Outcome, error) {
+// adds it to the size's trials and reports progress.
+func (s *search) run(ctx context.Context, z *sizeState, req request, attempt int) (outcome, error) {
 	if err := ctx.Err(); err != nil {
-		return Outcome{}, fmt.Errorf("limit: search interrupted before trial %d: %w", s.seq+1, err)
+		return outcome{}, fmt.Errorf("limit: search interrupted before trial %d: %w", s.seq+1, err)
 	}
 	s.seq++
-	z.trials++
-	phase := PhaseBracket
-	if z.bracketed() {
-		phase = PhaseBisect
-	}
+	step := results.Step{Seq: s.seq, Size: z.size, Rate: req.Rate, Phase: req.phase, Limit: req.limit, Hold: req.Hold, Attempt: attempt}
 	pr := Progress{Trial: s.seq, About: s.about(z), Size: z.size, SizeIndex: s.sizeIndex, Sizes: len(s.o.Sizes),
-		Rate: rate, Phase: phase, Attempt: attempt}
-	out, reused := s.st.reuse(z.size, rate)
+		Rate: req.Rate, Phase: req.phase, Limit: req.limit, Hold: req.Hold, Attempt: attempt}
+	t, reused := s.st.reuse(z.size, req.Rate, req.Hold)
 	if !reused {
 		s.progress(pr)
 		var err error
-		out, err = s.t.Trial(ctx, z.size, rate)
-		if err != nil {
-			return Outcome{}, fmt.Errorf("limit: trial %d (%d-byte messages at %s msgs/s): %w", s.seq, z.size, FormatRate(rate), err)
-		}
-		if err := out.check(); err != nil {
-			return Outcome{}, fmt.Errorf("limit: trial %d: %w", s.seq, err)
-		}
-		if err := s.st.trial(Trial{Seq: s.seq, Size: z.size, Rate: rate, Phase: phase, Attempt: attempt, Outcome: out}); err != nil {
-			return Outcome{}, err
+		if t, err = s.trial(ctx, step, req.Request); err != nil {
+			return outcome{}, err
 		}
 	}
+	out := outcomeOf(t)
+	z.add(s.seq, req, attempt, out)
+	s.count(out)
+	pr.Done, pr.Result, pr.Reused = true, t, reused
+	pr.OK, pr.Overloaded, pr.Invalid = s.counts[0], s.counts[1], s.counts[2]
+	s.progress(pr)
+	return out, nil
+}
+
+// trial runs the trial of step and stores its record.
+func (s *search) trial(ctx context.Context, step results.Step, req Request) (*results.Trial, error) {
+	t, err := s.t.Trial(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("limit: trial %d (%d-byte messages at %s msgs/s): %w", step.Seq, step.Size, units.Sig(step.Rate, 3), err)
+	}
+	if err := checkState(t.Verdict.State); err != nil {
+		return nil, fmt.Errorf("limit: trial %d: %w", step.Seq, err)
+	}
+	t.Step = &step
+	if err := s.st.trial(t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (s *search) count(out outcome) {
 	switch {
-	case out.ClientBound || out.State == Invalid:
+	case out.clientBound || out.state == verdict.Invalid:
 		s.counts[2]++
-	case out.State == OK:
+	case out.state == verdict.OK:
 		s.counts[0]++
 	default:
 		s.counts[1]++
 	}
-	pr.Done, pr.Outcome, pr.Reused = true, out, reused
-	pr.OK, pr.Overloaded, pr.Invalid = s.counts[0], s.counts[1], s.counts[2]
-	s.progress(pr)
-	return out, nil
 }
 
 func (s *search) progress(p Progress) {
@@ -312,22 +207,27 @@ func (s *search) progress(p Progress) {
 }
 
 // about estimates the trials of the whole search, this one included: those used so far, what
-// the current size still needs at least, and a typical count for each size to come (one
-// bracket step each way plus a full bisection).
+// the current size still needs at least, and a typical count for each size to come.
 func (s *search) about(z *sizeState) int {
 	n := 0
 	for _, t := range s.finished {
 		n += t
 	}
-	perSize := 2 + BisectBound(1, s.o.Growth, s.o.Tolerance)
-	rest := perSize
-	switch {
-	case z.bracketed():
-		rest = BisectBound(z.lo, z.upper(), s.o.Tolerance)
-	case z.lo > 0 || z.hi > 0:
-		rest = 1 + BisectBound(1, s.o.Growth, s.o.Tolerance)
-	}
-	// z.trials already counts the trial about to run, which rest also covers.
-	n += max(z.trials-1+rest, z.trials)
+	perSize := s.o.typicalPerSize()
+	// z.trials() already counts the trials before this one; rest covers this one.
+	n += max(z.trials()+z.rest(), z.trials()+1)
 	return n + perSize*(len(s.o.Sizes)-1-s.sizeIndex)
+}
+
+// typicalPerSize is a typical count of trials for a size: for each limit one step each way and
+// a full bisection, and a hold.
+func (o Options) typicalPerSize() int {
+	n := 2 + BisectBound(1, o.Growth, o.Tolerance)
+	if o.SLO {
+		n *= 2
+	}
+	if o.Confirm {
+		n++
+	}
+	return n
 }

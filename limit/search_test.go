@@ -5,13 +5,18 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/units"
+	"github.com/plimsoll/plimsoll/verdict"
 )
 
 // checkPoints asserts what Search promises for each size against the simulated cluster's truth.
-func checkPoints(t *testing.T, sim *simCluster, o Options, points []Point) {
+func checkPoints(t *testing.T, sim *simCluster, o Options, points []results.Boundary) {
 	t.Helper()
 	n, _, err := o.normalize()
 	if err != nil {
@@ -27,16 +32,16 @@ func checkPoints(t *testing.T, sim *simCluster, o Options, points []Point) {
 		if p.Size != size || p.Trials != len(calls) {
 			t.Errorf("size %d: point %+v, %d trials ran", size, p, len(calls))
 		}
-		if !sameRate(p.SafeBytesPerSec, p.SafeRate*float64(size)) {
-			t.Errorf("size %d: SafeBytesPerSec %v != %v x %d", size, p.SafeBytesPerSec, p.SafeRate, size)
+		if !sameRate(p.Ceiling.SafeBytesPerSec, p.Ceiling.SafeRate*float64(size)) {
+			t.Errorf("size %d: SafeBytesPerSec %v != %v x %d", size, p.Ceiling.SafeBytesPerSec, p.Ceiling.SafeRate, size)
 		}
 		// The safe and unsafe rates are rates of real, not client-bound, trials.
 		for _, c := range calls {
-			if c.out.ClientBound && (sameRate(c.rate, p.SafeRate) || sameRate(c.rate, p.UnsafeRate)) {
+			if c.out.ClientBound() && (sameRate(c.rate, p.Ceiling.SafeRate) || sameRate(c.rate, p.Ceiling.UnsafeRate)) {
 				t.Errorf("size %d: client-bound trial at %v taken as a bound: %+v", size, c.rate, p)
 			}
 		}
-		if p.SafeRate > 0 && !hasCall(calls, p.SafeRate, OK) || p.UnsafeRate > 0 && !hasCall(calls, p.UnsafeRate, Overloaded) {
+		if p.Ceiling.SafeRate > 0 && !hasCall(calls, p.Ceiling.SafeRate, OK) || p.Ceiling.UnsafeRate > 0 && !hasCall(calls, p.Ceiling.UnsafeRate, Overloaded) {
 			t.Errorf("size %d: %+v does not match the trials run", size, p)
 		}
 		// Points carry rates to 9 significant digits: 5e-9 relative at worst, each.
@@ -44,33 +49,33 @@ func checkPoints(t *testing.T, sim *simCluster, o Options, points []Point) {
 		tol := n.Tolerance + 2e-8
 		switch {
 		case L < n.MinRate && !(sim.genCap > 0 && sim.genCap < n.MinRate):
-			if p.SafeRate != 0 || p.UnsafeRate != n.MinRate || !strings.Contains(p.Note, "MinRate") {
+			if p.Ceiling.SafeRate != 0 || p.Ceiling.UnsafeRate != n.MinRate || !strings.Contains(p.Note, "MinRate") {
 				t.Errorf("size %d, limit %v below MinRate: %+v", size, L, p)
 			}
-		case p.ClientBound:
+		case p.Ceiling.ClientBound:
 			// Only when the generator's limit is below the cluster's, or too close to it to tell
 			// apart; the safe rate is then within the tolerance of the generator's limit.
 			// (Below MinRate nothing can be told apart.)
 			reachable := sim.genCap >= n.MinRate
-			if sim.genCap == 0 || p.SafeRate > math.Min(L, sim.genCap)*slack || !strings.Contains(p.Note, "more producers") || p.Found() ||
-				reachable && (sim.genCap >= L*(1+tol) || p.SafeRate*(1+tol) < math.Min(sim.genCap, n.MaxRate)) {
+			if sim.genCap == 0 || p.Ceiling.SafeRate > math.Min(L, sim.genCap)*slack || !strings.Contains(p.Note, "more producers") || p.Ceiling.Found() ||
+				reachable && (sim.genCap >= L*(1+tol) || p.Ceiling.SafeRate*(1+tol) < math.Min(sim.genCap, n.MaxRate)) {
 				t.Errorf("size %d, generator limit %v, cluster limit %v: %+v", size, sim.genCap, L, p)
 			}
 		case sim.genCap > 0 && sim.genCap < math.Min(L, n.MaxRate):
 			t.Errorf("size %d: generator limit %v below the cluster's %v, yet not client-bound: %+v", size, sim.genCap, L, p)
 		case L >= n.MaxRate:
-			if p.SafeRate != n.MaxRate || p.UnsafeRate != 0 || !strings.Contains(p.Note, "MaxRate") {
+			if p.Ceiling.SafeRate != n.MaxRate || p.Ceiling.UnsafeRate != 0 || !strings.Contains(p.Note, "MaxRate") {
 				t.Errorf("size %d, limit %v above MaxRate: %+v", size, L, p)
 			}
 		default:
-			if !p.Found() || !(p.SafeRate <= L*slack && L < p.UnsafeRate*slack) {
-				t.Errorf("size %d: true limit %v not in [%v, %v): %+v", size, L, p.SafeRate, p.UnsafeRate, p)
+			if !p.Ceiling.Found() || !(p.Ceiling.SafeRate <= L*slack && L < p.Ceiling.UnsafeRate*slack) {
+				t.Errorf("size %d: true limit %v not in [%v, %v): %+v", size, L, p.Ceiling.SafeRate, p.Ceiling.UnsafeRate, p)
 			}
-			if w := (p.UnsafeRate - p.SafeRate) / p.SafeRate; w > tol {
+			if w := (p.Ceiling.UnsafeRate - p.Ceiling.SafeRate) / p.Ceiling.SafeRate; w > tol {
 				t.Errorf("size %d: bracket width %v > tolerance %v", size, w, n.Tolerance)
 			}
-			if bottleneck != "" && p.Bottleneck != bottleneck || p.Note != "" {
-				t.Errorf("size %d: bottleneck %q note %q, want %q and no note", size, p.Bottleneck, p.Note, bottleneck)
+			if bottleneck != "" && p.Ceiling.Bottleneck != bottleneck || p.Note != "" {
+				t.Errorf("size %d: bottleneck %q note %q, want %q and no note", size, p.Ceiling.Bottleneck, p.Note, bottleneck)
 			}
 		}
 		checkBound(t, size, calls, n)
@@ -90,12 +95,12 @@ func checkBound(t *testing.T, size int, calls []call, o Options) {
 	lo, hi, bracket := 0.0, 0.0, len(calls)
 	for j, c := range calls {
 		switch {
-		case c.out.ClientBound && (hi == 0 || c.rate < hi):
+		case c.out.ClientBound() && (hi == 0 || c.rate < hi):
 			hi = c.rate // not ok: the search bisects below it
-		case c.out.ClientBound:
-		case c.out.State == OK:
+		case c.out.ClientBound():
+		case c.out.Verdict.State == OK:
 			lo = math.Max(lo, c.rate)
-		case c.out.State == Overloaded && (hi == 0 || c.rate < hi):
+		case c.out.Verdict.State == Overloaded && (hi == 0 || c.rate < hi):
 			hi = c.rate
 		}
 		if lo > 0 && hi > 0 {
@@ -121,8 +126,8 @@ func checkBound(t *testing.T, size int, calls []call, o Options) {
 	}
 }
 
-func hasCall(calls []call, rate float64, s State) bool {
-	return slices.ContainsFunc(calls, func(c call) bool { return sameRate(c.rate, rate) && c.out.State == s && !c.out.ClientBound })
+func hasCall(calls []call, rate float64, s verdict.State) bool {
+	return slices.ContainsFunc(calls, func(c call) bool { return sameRate(c.rate, rate) && c.out.Verdict.State == s && !c.out.ClientBound() })
 }
 
 func TestSearchBoundary(t *testing.T) {
@@ -220,7 +225,7 @@ func TestSearchSteps(t *testing.T) {
 	}
 	want := []struct {
 		rate  float64
-		state State
+		state verdict.State
 	}{
 		{10000, OK}, {20000, Overloaded}, // bracket: 2 trials
 		{14142.1356, OK}, {16817.9283, Overloaded}, {15422.1083, Overloaded}, {14768.2615, OK}, // bisect: ceil(log2(ln 2/ln 1.05)) = 4
@@ -229,17 +234,17 @@ func TestSearchSteps(t *testing.T) {
 		t.Fatalf("%d trials, want %d: %+v", len(sim.calls), len(want), sim.calls)
 	}
 	for i, w := range want {
-		if c := sim.calls[i]; math.Abs(c.rate-w.rate) > 1e-4 || c.out.State != w.state {
-			t.Errorf("trial %d: %v %s, want %v %s", i+1, c.rate, c.out.State, w.rate, w.state)
+		if c := sim.calls[i]; math.Abs(c.rate-w.rate) > 1e-4 || c.out.Verdict.State != w.state {
+			t.Errorf("trial %d: %v %s, want %v %s", i+1, c.rate, c.out.Verdict.State, w.rate, w.state)
 		}
 	}
 	p := points[0]
-	if FormatRate(p.SafeRate) != "14800" || FormatRate(p.UnsafeRate) != "15400" || p.Trials != 6 || p.Bottleneck != "network" {
+	if units.Sig(p.Ceiling.SafeRate, 3) != "14,800" || units.Sig(p.Ceiling.UnsafeRate, 3) != "15,400" || p.Trials != 6 || p.Ceiling.Bottleneck != "network" {
 		t.Errorf("point %+v", p)
 	}
 	// The bound does not know the direction in advance: down from 10,000 to MinRate 1 takes
 	// ceil(log2(10000)) = 14 steps, more than the 10 up to 10,000,000.
-	if got := BracketBound(10000, DefaultMinRate, DefaultMaxRate, 2) + BisectBound(10000, 20000, 0.05); got != 1+14+4 {
+	if got := BracketBound(10000, DefaultMinRate, DefaultMaxRate, 2, 2) + BisectBound(10000, 20000, 0.05); got != 1+14+4 {
 		t.Errorf("bound = %d, want 19", got)
 	}
 }
@@ -252,7 +257,7 @@ func TestSearchStartDerived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	starts := []float64{1e6 / 100, points[0].SafeRate * 100 / 1000, points[1].SafeRate * 1000 / 250}
+	starts := []float64{1e6 / 100, points[0].Ceiling.SafeRate * 100 / 1000, points[1].Ceiling.SafeRate * 1000 / 250}
 	for i, size := range []int{100, 1000, 250} {
 		if got := sim.callsFor(size)[0].rate; math.Abs(got-starts[i]) > 1e-9*starts[i] {
 			t.Errorf("size %d started at %v, want %v", size, got, starts[i])
@@ -283,7 +288,7 @@ func TestSearchRetry(t *testing.T) {
 			t.Errorf("size 1000 counted %d trials, want %d", got[1].Trials, want[1].Trials+1)
 		}
 		got[1].Trials = want[1].Trials
-		if !slices.Equal(got, want) {
+		if !reflect.DeepEqual(got, want) {
 			t.Errorf("retry changed the boundary:\n%+v\n%+v", got, want)
 		}
 	})
@@ -295,10 +300,10 @@ func TestSearchRetry(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := got[1]
-		if p.Trials != 3 || !strings.Contains(p.Note, "invalid twice") || !strings.Contains(p.Note, "broker connection reset") || p.Found() {
+		if p.Trials != 3 || !strings.Contains(p.Note, "invalid twice") || !strings.Contains(p.Note, "broker connection reset") || p.Ceiling.Found() {
 			t.Errorf("size 1000: %+v", p)
 		}
-		if !got[2].Found() {
+		if !got[2].Ceiling.Found() {
 			t.Errorf("size 10000 after a broken size: %+v", got[2])
 		}
 	})
@@ -318,18 +323,20 @@ func TestSearchMaxTrials(t *testing.T) {
 func TestSearchErrors(t *testing.T) {
 	boom := errors.New("cluster unreachable")
 	sim := simCluster{bytesCap: 5e6}
-	failing := TrialerFunc(func(ctx context.Context, size int, rate float64) (Outcome, error) {
-		if size == 1000 {
-			return Outcome{}, boom
+	failing := TrialerFunc(func(ctx context.Context, req Request) (*results.Trial, error) {
+		if req.Size == 1000 {
+			return nil, boom
 		}
-		return sim.Trial(ctx, size, rate)
+		return sim.Trial(ctx, req)
 	})
 	points, err := Search(context.Background(), failing, Options{})
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "1000-byte") || len(points) != 1 {
 		t.Errorf("err = %v, %d points; want the trial error and the first size's point", err, len(points))
 	}
 
-	bad := TrialerFunc(func(context.Context, int, float64) (Outcome, error) { return Outcome{State: "maybe"}, nil })
+	bad := TrialerFunc(func(context.Context, Request) (*results.Trial, error) {
+		return &results.Trial{Verdict: verdict.Verdict{State: "maybe"}}, nil
+	})
 	if _, err := Search(context.Background(), bad, Options{}); !errors.Is(err, ErrOutcome) {
 		t.Errorf("unknown state: %v", err)
 	}
@@ -365,7 +372,6 @@ func TestOptionsValidate(t *testing.T) {
 		{"MaxRate", Options{MaxRate: nan}, "at most"},
 		{"MaxTrialsPerSize", Options{MaxTrialsPerSize: -1}, "negative"},
 		{"Resume", Options{Resume: true}, "needs Store"},
-		{"Config", Options{Config: []byte("{")}, "JSON"},
 		{"Start", Options{Start: func(int) float64 { return 0 }}, "positive finite"},
 		{"Start", Options{Start: func(int) float64 { return nan }}, "size 100 bytes"},
 	}
@@ -400,28 +406,13 @@ func TestBounds(t *testing.T) {
 		{"bisect already narrow", BisectBound(100, 104, 0.05), 0},
 		{"bisect exactly tolerance", BisectBound(100, 105, 0.05), 0},
 		{"bisect empty", BisectBound(100, 100, 0.05), 0},
-		{"bracket up 8x", BracketBound(1000, 1000, 8000, 2), 1 + 3},
-		{"bracket down 9x", BracketBound(900, 100, 1000, 3), 1 + 2},
-		{"bracket at a bound", BracketBound(1000, 1000, 1000.5, 2), 1 + 1},
+		{"bracket up 8x", BracketBound(1000, 1000, 8000, 2, 2), 1 + 3},
+		{"bracket down 9x", BracketBound(900, 100, 1000, 3, 3), 1 + 2},
+		{"bracket at a bound", BracketBound(1000, 1000, 1000.5, 2, 2), 1 + 1},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
 			t.Errorf("%s: %d, want %d", tt.name, tt.got, tt.want)
-		}
-	}
-}
-
-func TestFormatRate(t *testing.T) {
-	tests := []struct {
-		in   float64
-		want string
-	}{
-		{0, "0"}, {15422.7, "15400"}, {14768.3, "14800"}, {999.6, "1000"}, {99.96, "100"}, {123.4, "123"},
-		{12.34, "12.3"}, {1.2345, "1.23"}, {0.012345, "0.0123"}, {1e7, "10000000"}, {9.999, "10.0"},
-	}
-	for _, tt := range tests {
-		if got := FormatRate(tt.in); got != tt.want {
-			t.Errorf("FormatRate(%v) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

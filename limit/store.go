@@ -38,22 +38,14 @@ func (e *MismatchError) Error() string {
 // Unwrap lets errors.Is find ErrResumeMismatch.
 func (e *MismatchError) Unwrap() error { return ErrResumeMismatch }
 
-// Header is the first record of a search (kind "search"): everything that determines which
+// header is the first record of a search (kind "search"): everything that determines which
 // trials it runs.
-type Header struct {
-	Sizes            []int           `json:"sizes"`
-	Tolerance        float64         `json:"tolerance"`
-	MinRate          float64         `json:"min_rate"`
-	MaxRate          float64         `json:"max_rate"`
-	Growth           float64         `json:"growth"`
-	MaxTrialsPerSize int             `json:"max_trials_per_size"`
-	Starts           []float64       `json:"starts,omitempty"` // Start(size) per size; absent when Start was nil
-	Config           json.RawMessage `json:"config,omitempty"`
-}
+type header results.Search
 
-func newHeader(o Options, starts []float64) Header {
-	h := Header{Sizes: o.Sizes, Tolerance: o.Tolerance, MinRate: o.MinRate, MaxRate: o.MaxRate,
-		Growth: o.Growth, MaxTrialsPerSize: o.MaxTrialsPerSize, Config: compact(o.Config)}
+func newHeader(o Options, starts []float64) header {
+	h := header{Sizes: o.Sizes, Tolerance: o.Tolerance, MinRate: o.MinRate, MaxRate: o.MaxRate,
+		Growth: o.Growth, MaxTrialsPerSize: o.MaxTrialsPerSize, FirstStep: o.FirstStep, SLO: o.SLO, Confirm: o.Confirm,
+		MaxHolds: o.MaxHolds, Config: o.Config}
 	for _, s := range starts {
 		h.Starts = append(h.Starts, storedRate(s))
 	}
@@ -61,7 +53,7 @@ func newHeader(o Options, starts []float64) Header {
 }
 
 // diff returns the first option in which h (now) differs from stored, or nil.
-func (h Header) diff(stored Header, store string) error {
+func (h header) diff(stored header, store string) error {
 	mis := func(option string, was, now any) error {
 		return &MismatchError{Store: store, Option: option, Stored: fmt.Sprint(was), Now: fmt.Sprint(now)}
 	}
@@ -78,6 +70,12 @@ func (h Header) diff(stored Header, store string) error {
 		return mis("Growth", stored.Growth, h.Growth)
 	case h.MaxTrialsPerSize != stored.MaxTrialsPerSize:
 		return mis("MaxTrialsPerSize", stored.MaxTrialsPerSize, h.MaxTrialsPerSize)
+	case !sameRate(h.FirstStep, stored.FirstStep):
+		return mis("FirstStep", stored.FirstStep, h.FirstStep)
+	case h.SLO != stored.SLO:
+		return mis("SLO", stored.SLO, h.SLO)
+	case h.Confirm != stored.Confirm || h.MaxHolds != stored.MaxHolds:
+		return mis("Confirm", fmt.Sprint(stored.Confirm, stored.MaxHolds), fmt.Sprint(h.Confirm, h.MaxHolds))
 	case (h.Starts == nil) != (stored.Starts == nil):
 		return mis("Start", startsText(stored.Starts), startsText(h.Starts))
 	}
@@ -86,11 +84,20 @@ func (h Header) diff(stored Header, store string) error {
 			return mis(fmt.Sprintf("Start(%d)", h.Sizes[i]), stored.Starts[i], h.Starts[i])
 		}
 	}
-	if !bytes.Equal(h.Config, stored.Config) {
-		key := configDiff(stored.Config, h.Config)
-		return mis(key, string(stored.Config), string(h.Config))
+	now, was := configJSON(h.Config), configJSON(stored.Config)
+	if !bytes.Equal(now, was) {
+		return mis(configDiff(was, now), string(was), string(now))
 	}
 	return nil
+}
+
+// configJSON is c as compact JSON, the form in which configurations are compared.
+func configJSON(c *results.Config) json.RawMessage {
+	if c == nil {
+		return nil
+	}
+	b, _ := json.Marshal(c)
+	return b
 }
 
 func startsText(s []float64) string {
@@ -158,7 +165,7 @@ type store struct {
 }
 
 type storedTrial struct {
-	Trial
+	*results.Trial
 	used bool
 }
 
@@ -190,7 +197,7 @@ func openStore(o Options, starts []float64) (*store, error) {
 	case len(headers) > 1:
 		return nil, fmt.Errorf("limit: %s: %w: it holds %d searches (%s and %s); resume needs one", o.Store, results.ErrCorrupt, len(headers), headers[0].Pos, headers[1].Pos)
 	case len(headers) == 1:
-		stored, err := results.Decode[Header](headers[0], results.KindSearch)
+		stored, err := results.Decode[header](headers[0], results.KindSearch)
 		if err != nil {
 			return nil, fmt.Errorf("limit: %w", err)
 		}
@@ -222,16 +229,19 @@ func (s *store) index(recs []results.Record) error {
 	for _, r := range recs {
 		switch r.Kind {
 		case results.KindTrial:
-			t, err := results.Decode[Trial](r, r.Kind)
+			t, err := results.Decode[results.Trial](r, r.Kind)
 			if err != nil {
 				return fmt.Errorf("limit: %w", err)
 			}
-			if err := t.Outcome.check(); err != nil {
+			if err := checkState(t.Verdict.State); err != nil {
 				return fmt.Errorf("limit: %s: %w", r.Pos, err)
 			}
-			s.done[t.Size] = append(s.done[t.Size], &storedTrial{Trial: t})
+			if t.Step == nil {
+				return fmt.Errorf("limit: %s: %w: a trial without its place in the search", r.Pos, results.ErrCorrupt)
+			}
+			s.done[t.Step.Size] = append(s.done[t.Step.Size], &storedTrial{Trial: &t})
 		case results.KindBoundary:
-			p, err := results.Decode[Point](r, r.Kind)
+			p, err := results.Decode[results.Boundary](r, r.Kind)
 			if err != nil {
 				return fmt.Errorf("limit: %w", err)
 			}
@@ -241,31 +251,31 @@ func (s *store) index(recs []results.Record) error {
 	return nil
 }
 
-// reuse returns the first stored, not yet reused trial at (size, rate). Taking them in file
-// order lets a retry at the same rate find the second trial, not the first again.
-func (s *store) reuse(size int, rate float64) (Outcome, bool) {
+// reuse returns the first stored, not yet reused trial at (size, rate, hold). Taking them in
+// file order lets a retry at the same rate find the second trial, not the first again.
+func (s *store) reuse(size int, rate float64, hold bool) (*results.Trial, bool) {
 	for _, t := range s.done[size] {
-		if !t.used && sameRate(t.Rate, rate) {
+		if !t.used && sameRate(t.Step.Rate, rate) && t.Step.Hold == hold {
 			t.used = true
-			return t.Outcome, true
+			return t.Trial, true
 		}
 	}
-	return Outcome{}, false
+	return nil, false
 }
 
-func (s *store) trial(t Trial) error {
+func (s *store) trial(t *results.Trial) error {
 	if s.w == nil {
 		return nil
 	}
-	t.Rate = storedRate(t.Rate)
-	id := fmt.Sprintf("%dB@%s#%d", t.Size, strconv.FormatFloat(t.Rate, 'f', -1, 64), t.Attempt)
+	t.Step.Rate = storedRate(t.Step.Rate)
+	id := fmt.Sprintf("%dB@%s#%d", t.Step.Size, strconv.FormatFloat(t.Step.Rate, 'f', -1, 64), t.Step.Attempt)
 	if err := s.w.Append(results.KindTrial, id, t); err != nil {
 		return fmt.Errorf("limit: %w", err)
 	}
 	return nil
 }
 
-func (s *store) boundary(p Point) error {
+func (s *store) boundary(p results.Boundary) error {
 	if s.w == nil || s.boundaries[p.Size] {
 		return nil
 	}

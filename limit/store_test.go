@@ -3,21 +3,25 @@ package limit
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
+
+	goldenfile "github.com/plimsoll/plimsoll/internal/golden"
 
 	"github.com/plimsoll/plimsoll/results"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
+// searchConfig is a search's configuration as the tests store it: acks differs in its command.
+func searchConfig(acks string) *results.Config {
+	return &results.Config{Command: "plimsoll limit --producer-prop acks=" + acks, KafkaVersion: "4.1.0", Brokers: 3,
+		ReplicationFactor: 3, Partitions: 30}
+}
 
 // resumeCases are clusters whose searches are interrupted and resumed.
 var resumeCases = []struct {
@@ -30,6 +34,8 @@ var resumeCases = []struct {
 	{name: "with a retry", sim: simCluster{bytesCap: 5e6, overhead: 70, flaky: map[[2]int]int{{100, 10000}: 1, {1000, 2000}: 1}}},
 	{name: "broken rate and model start", sim: simCluster{bytesCap: 5e6, overhead: 70, flaky: map[[2]int]int{{1000, 4000}: 2}},
 		o: Options{Sizes: []int{100, 1000, 4000}, Start: func(size int) float64 { return 4e6 / float64(size) }}},
+	{name: "two limits, a hold that fails", sim: simCluster{bytesCap: 5e6, overhead: 70, sloCap: 3.5e6, holdCap: 0.97},
+		o: Options{SLO: true, Confirm: true, FirstStep: 1.1}},
 }
 
 // TestResume interrupts a search after every possible number of trials and resumes it: the
@@ -49,8 +55,8 @@ func TestResume(t *testing.T) {
 			for k := 1; k < n; k++ {
 				sim := tc.sim // one cluster across both runs: a rate that failed once stays failed once
 				ctx, cancel := context.WithCancel(context.Background())
-				stopAfterK := TrialerFunc(func(ctx context.Context, size int, rate float64) (Outcome, error) {
-					out, err := sim.Trial(ctx, size, rate)
+				stopAfterK := TrialerFunc(func(ctx context.Context, req Request) (*results.Trial, error) {
+					out, err := sim.Trial(ctx, req)
 					if len(sim.calls) == k {
 						cancel()
 					}
@@ -75,7 +81,7 @@ func TestResume(t *testing.T) {
 				if len(sim.calls) != n || reused != k {
 					t.Errorf("k=%d: %d trials in all (%d reused), want %d (%d reused)", k, len(sim.calls), reused, n, k)
 				}
-				if !slices.Equal(got, want) {
+				if !reflect.DeepEqual(got, want) {
 					t.Errorf("k=%d: resumed boundary differs:\n got %+v\nwant %+v", k, got, want)
 				}
 				checkStore(t, o.Store, n, len(want))
@@ -92,7 +98,7 @@ func checkStore(t *testing.T, path string, trials, sizes int) {
 		t.Fatalf("%s: %v %v", path, err, warns)
 	}
 	h := len(results.Filter(recs, results.KindSearch))
-	tr, err := results.DecodeAll[Trial](recs, results.KindTrial)
+	tr, err := results.DecodeAll[results.Trial](recs, results.KindTrial)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,8 +107,8 @@ func checkStore(t *testing.T, path string, trials, sizes int) {
 		t.Errorf("%s: %d headers, %d trials, %d boundaries; want 1, %d, %d", path, h, len(tr), b, trials, sizes)
 	}
 	for i, x := range tr {
-		if x.Seq != i+1 {
-			t.Errorf("%s: trial %d has seq %d", path, i+1, x.Seq)
+		if x.Step == nil || x.Step.Seq != i+1 {
+			t.Errorf("%s: trial %d has step %+v", path, i+1, x.Step)
 		}
 	}
 }
@@ -118,13 +124,13 @@ func TestResumeTorn(t *testing.T) {
 	sim := simCluster{bytesCap: 5e6, overhead: 70}
 	store := filepath.Join(t.TempDir(), "results.jsonl")
 	ctx, cancel := context.WithCancel(context.Background())
-	killed := TrialerFunc(func(ctx context.Context, size int, rate float64) (Outcome, error) {
+	killed := TrialerFunc(func(ctx context.Context, req Request) (*results.Trial, error) {
 		if len(sim.calls) == 7 {
 			cancel()
-			sim.calls = append(sim.calls, call{size, rate, Outcome{}}) // it ran, its result is lost
-			return Outcome{}, ctx.Err()
+			sim.calls = append(sim.calls, call{req.Size, req.Rate, req.Hold, nil}) // it ran, its result is lost
+			return nil, ctx.Err()
 		}
-		return sim.Trial(ctx, size, rate)
+		return sim.Trial(ctx, req)
 	})
 	if _, err := Search(ctx, killed, Options{Store: store}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("first run: %v", err)
@@ -133,7 +139,7 @@ func TestResumeTorn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString(`{"kind":"trial","schema":1,"time":"2025-`) // the torn write
+	f.WriteString(`{"kind":"trial","schema":2,"time":"2025-`) // the torn write
 	f.Close()
 	var logs []string
 	got, err := Search(context.Background(), &sim, Options{Store: store, Resume: true,
@@ -141,7 +147,7 @@ func TestResumeTorn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(got, want) || len(sim.calls) != len(clean.calls)+1 {
+	if !reflect.DeepEqual(got, want) || len(sim.calls) != len(clean.calls)+1 {
 		t.Errorf("%d trials (want %d), boundary %+v, want %+v", len(sim.calls), len(clean.calls)+1, got, want)
 	}
 	if len(logs) != 2 || !strings.Contains(logs[0], "torn last line") || !strings.Contains(logs[1], "cut a torn last line") {
@@ -159,11 +165,11 @@ func TestResumeDone(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(store)
-	idle := TrialerFunc(func(context.Context, int, float64) (Outcome, error) {
-		return Outcome{}, errors.New("no trial should run")
+	idle := TrialerFunc(func(context.Context, Request) (*results.Trial, error) {
+		return nil, errors.New("no trial should run")
 	})
 	got, err := Search(context.Background(), idle, Options{Store: store, Resume: true})
-	if err != nil || !slices.Equal(got, want) {
+	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("%v\n got %+v\nwant %+v", err, got, want)
 	}
 	if after, _ := os.ReadFile(store); !bytes.Equal(before, after) {
@@ -173,7 +179,7 @@ func TestResumeDone(t *testing.T) {
 
 func TestResumeMismatch(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "results.jsonl")
-	base := Options{Sizes: []int{100, 1000}, Store: store, Config: json.RawMessage(`{"rate_unit":"msgs/s","acks":"all","trial":"30s"}`),
+	base := Options{Sizes: []int{100, 1000}, Store: store, Config: searchConfig("all"),
 		Start: func(size int) float64 { return 2e6 / float64(size) }}
 	sim := simCluster{bytesCap: 5e6}
 	if _, err := Search(context.Background(), &sim, base); err != nil {
@@ -196,9 +202,10 @@ func TestResumeMismatch(t *testing.T) {
 		{"Start(1000)", func(o *Options) {
 			o.Start = func(size int) float64 { return map[int]float64{100: 2e4, 1000: 3e3}[size] }
 		}},
-		{"Config.acks", func(o *Options) { o.Config = json.RawMessage(`{"rate_unit":"msgs/s","acks":"1","trial":"30s"}`) }},
-		{"Config.linger", func(o *Options) {
-			o.Config = json.RawMessage(`{"rate_unit":"msgs/s","acks":"all","trial":"30s","linger":"5ms"}`)
+		{"Config.command", func(o *Options) { o.Config = searchConfig("1") }},
+		{"Config.kafka_version", func(o *Options) {
+			o.Config = searchConfig("all")
+			o.Config.KafkaVersion = "3.9.1"
 		}},
 		{"Config", func(o *Options) { o.Config = nil }},
 	}
@@ -217,10 +224,10 @@ func TestResumeMismatch(t *testing.T) {
 			}
 		})
 	}
-	// The same options, the Config merely re-indented, resume fine.
+	// The same options, the Config built anew, resume fine.
 	o := base
 	o.Resume = true
-	o.Config = json.RawMessage("{\n  \"rate_unit\": \"msgs/s\", \"acks\": \"all\", \"trial\": \"30s\"\n}")
+	o.Config = searchConfig("all")
 	if _, err := Search(context.Background(), &sim, o); err != nil {
 		t.Errorf("equal options: %v", err)
 	}
@@ -294,7 +301,7 @@ func TestProgress(t *testing.T) {
 func TestGoldenStore(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "results.jsonl")
 	sim := simCluster{bytesCap: 2e6, overhead: 70, genCap: 12000, flaky: map[[2]int]int{{100, 10000}: 1}}
-	o := Options{Sizes: []int{100, 1000}, Store: store, Config: json.RawMessage(`{"workload":"demo","trial_duration":"30s","acks":"all"}`)}
+	o := Options{Sizes: []int{100, 1000}, Store: store, Config: searchConfig("all")}
 	if _, err := Search(context.Background(), &sim, o); err != nil {
 		t.Fatal(err)
 	}
@@ -304,23 +311,13 @@ func TestGoldenStore(t *testing.T) {
 	}
 	got := regexp.MustCompile(`"time":"[^"]+"`).ReplaceAll(data, []byte(`"time":"2025-03-01T12:00:00Z"`))
 	golden := filepath.Join("testdata", "search.golden.jsonl")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("results file differs from %s (go test -update refreshes it):\n%s", golden, got)
-	}
+	goldenfile.Check(t, golden, got)
+	want := got
 	// The golden file is itself a search that resumes to the same answer without a trial.
 	copyPath := filepath.Join(t.TempDir(), "results.jsonl")
 	os.WriteFile(copyPath, want, 0o644)
 	o.Store, o.Resume = copyPath, true
-	idle := TrialerFunc(func(context.Context, int, float64) (Outcome, error) { return Outcome{}, errors.New("ran a trial") })
+	idle := TrialerFunc(func(context.Context, Request) (*results.Trial, error) { return nil, errors.New("ran a trial") })
 	if _, err := Search(context.Background(), idle, o); err != nil {
 		t.Error(err)
 	}
@@ -344,7 +341,7 @@ func FuzzResume(f *testing.F) {
 		}
 		sim := simCluster{bytesCap: 2e6, overhead: 70, genCap: 12000}
 		o := Options{Sizes: []int{100, 1000}, Store: store, Resume: true,
-			Config: json.RawMessage(`{"workload":"demo","trial_duration":"30s","acks":"all"}`)}
+			Config: searchConfig("all")}
 		points, err := Search(context.Background(), &sim, o)
 		if err != nil {
 			return
@@ -353,7 +350,7 @@ func FuzzResume(f *testing.F) {
 			t.Fatalf("%d points", len(points))
 		}
 		for _, p := range points {
-			if p.Trials > 33 || p.SafeRate < 0 || p.UnsafeRate < 0 || p.UnsafeRate > 0 && p.UnsafeRate <= p.SafeRate && !p.ClientBound {
+			if p.Trials > 33 || p.Ceiling.SafeRate < 0 || p.Ceiling.UnsafeRate < 0 || p.Ceiling.UnsafeRate > 0 && p.Ceiling.UnsafeRate <= p.Ceiling.SafeRate && !p.Ceiling.ClientBound {
 				t.Fatalf("point %+v", p)
 			}
 		}

@@ -1,6 +1,9 @@
 package loadgen
 
 import (
+	"errors"
+	"fmt"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"time"
@@ -12,8 +15,8 @@ func (r *runner) groupProgress(g *group, prods []*producer, ends map[string]map[
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for i, p := range prods {
-		// producers have stopped: their failed sets and sequence counts are final
-		missing += g.ledger.missing(i, &p.failedSeq, 0, p.pacer.Next())
+		// producers have stopped: their unacknowledged sets and sequence counts are final
+		missing += g.ledger.Missing(i, &p.unacked, 0, p.pacer.Next())
 	}
 	if ends == nil {
 		return missing, false
@@ -22,7 +25,7 @@ func (r *runner) groupProgress(g *group, prods []*producer, ends map[string]map[
 	for ti, t := range r.topics {
 		for part, end := range ends[t] {
 			idx := ti*r.partitions + int(part)
-			if idx < len(g.ledger.offs) && end > 0 && g.ledger.offs[idx] < end-1 {
+			if idx < g.ledger.Partitions() && end > 0 && g.ledger.ReadTo(idx) < end-1 {
 				atEnd = false
 			}
 		}
@@ -30,107 +33,80 @@ func (r *runner) groupProgress(g *group, prods []*producer, ends map[string]map[
 	return missing, atEnd
 }
 
+// result builds the run's Result once it has stopped.
+func (r *runner) result(x *execution, st *execState, runErr error) *Result {
+	res := &Result{RunID: r.opts.RunID, Notes: st.notes}
+	if x.settleNote != "" {
+		res.Notes = append(res.Notes, x.settleNote)
+	}
+	r.fill(res, x.col, x.c.prods, x.c.groups, st)
+	res.Window = r.window(x, st)
+	if x.backlog {
+		res.Backlog = r.backlogResult(st)
+	}
+	if n := res.Counts.InFlightAtEnd + res.ExcludedCounts.InFlightAtEnd; n > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d messages were still in flight when the producers stopped waiting for them (%s after the window, then %s after closing their clients): counted in_flight_at_end, neither acknowledged nor lost", n, r.opts.DrainTimeout, idleWait))
+	}
+	if runErr == nil && !st.drainComplete {
+		res.Notes = append(res.Notes, fmt.Sprintf("drain timed out after %s: a group had neither consumed every acknowledged message nor reached the end of the log; the rest counts as unconsumed, not lost", r.opts.DrainTimeout))
+	}
+	if errors.Is(runErr, ErrInterrupted) {
+		res.Interrupted = true
+	}
+	return res
+}
+
+// window gives the phases' lengths as they happened.
+func (r *runner) window(x *execution, st *execState) Window {
+	w := Window{
+		SettleSeconds:   x.settled.Seconds(),
+		WarmupSeconds:   r.spec.Warmup.Seconds(),
+		MeasuredSeconds: float64(st.endK.t-st.startK.t) / 1e9,
+		DrainComplete:   st.drainComplete,
+	}
+	if st.drainStart != 0 {
+		w.DrainSeconds = float64(st.drainEnd-st.drainStart) / 1e9
+	}
+	if ms := x.run.measureStart.Load(); ms != math.MaxInt64 {
+		w.Start = time.Unix(0, x.wallBase+ms).UTC()
+	}
+	if x.backlog && st.resumeAt > 0 {
+		w.BacklogSeconds = float64(st.resumeAt-st.backlogStart) / 1e9
+	}
+	return w
+}
+
+// backlogResult describes the backlog of a backlog-mode run.
+func (r *runner) backlogResult(st *execState) *BacklogResult {
+	b := &BacklogResult{TargetBytes: r.spec.BacklogBytes, BuiltBytes: st.backlogMsgs * int64(r.payloads.size), DrainSeconds: -1}
+	if st.resumeAt > 0 {
+		b.BuildSeconds = float64(st.resumeAt-st.backlogStart) / 1e9
+	}
+	if st.drainedAt >= 0 {
+		b.Drained, b.DrainSeconds = true, float64(st.drainedAt-st.resumeAt)/1e9
+	}
+	if secs := float64(st.endK.t-st.startK.t) / 1e9; secs > 0 {
+		b.ConsumedMsgsPerSec = float64(st.endK.consumed-st.startK.consumed) / secs
+	}
+	return b
+}
+
 // fill computes the result's figures from the collector and the ledgers.
 func (r *runner) fill(res *Result, col *collector, prods []*producer, groups []*group, st *execState) {
 	spec := r.spec
-	startK, endK, startGC, endGC, caughtUp := st.startK, st.endK, &st.startGC, &st.endGC, st.caughtUp
-	secs := float64(endK.t-startK.t) / 1e9
-	per := func(a, b int64) float64 {
-		if secs <= 0 {
-			return 0
-		}
-		return float64(a-b) / secs
-	}
-	res.TargetMsgsPerSec = spec.Rate
-	res.SentMsgsPerSec = per(endK.sent, startK.sent)
-	res.ProducedMsgsPerSec = per(endK.acked, startK.acked)
-	res.ProducedBytesPerSec = res.ProducedMsgsPerSec * float64(r.payloads.size)
-	res.ConsumedMsgsPerSec = per(endK.consumed, startK.consumed)
-	res.ConsumedBytesPerSec = res.ConsumedMsgsPerSec * float64(r.payloads.size)
-
-	// Producer side, by phase.
-	for _, p := range prods {
-		p.schedMu.Lock()
-		res.ExcludedCounts.Sent += p.sent[phaseExcluded]
-		res.Counts.Sent += p.sent[phaseMeasured]
-		res.Counts.Unsent += p.unsent
-		p.schedMu.Unlock()
-		p.mu.Lock()
-		res.ExcludedCounts.Acked += p.acked[phaseExcluded]
-		res.Counts.Acked += p.acked[phaseMeasured]
-		res.ExcludedCounts.Failed += p.failed[phaseExcluded]
-		res.Counts.Failed += p.failed[phaseMeasured]
-		p.mu.Unlock()
-	}
-	// Consumer side, per group.
+	res.Counts, res.ExcludedCounts = producerCounts(prods)
 	for gi, g := range groups {
-		g.mu.Lock()
-		gr := GroupResult{Name: g.name, CaughtUp: caughtUp[gi], Foreign: g.ledger.foreign}
-		var excl Counts
-		for ph, c := range g.ledger.counts {
-			dst := &gr.Counts
-			if ph == phaseExcluded {
-				dst = &excl
-			}
-			dst.Consumed, dst.Duplicated, dst.Redelivered, dst.OutOfOrder = c.Consumed, c.Duplicated, c.Redelivered, c.OutOfOrder
-		}
-		for i, p := range prods {
-			sent := p.pacer.Next()
-			first := sent
-			if p.measSeen {
-				first = p.firstMeasSeq
-			}
-			m := int64(g.ledger.missing(i, &p.failedSeq, first, sent))
-			x := int64(g.ledger.missing(i, &p.failedSeq, 0, first))
-			if caughtUp[gi] {
-				gr.Counts.Lost += m
-				excl.Lost += x
-			} else {
-				gr.Counts.Unconsumed += m
-				excl.Unconsumed += x
-			}
-		}
-		g.mu.Unlock()
+		gr, excl := groupResult(g, prods, st.caughtUp[gi])
 		res.Groups = append(res.Groups, gr)
 		addConsumer(&res.Counts, gr.Counts)
 		addConsumer(&res.ExcludedCounts, excl)
 	}
-
-	res.Histograms = Histograms{Publish: col.pub, EndToEnd: col.e2e, ScheduleDelay: col.sched, AckWait: col.ack}
-	res.Latency = Latency{
-		Publish: col.pub.Percentiles(), EndToEnd: col.e2e.Percentiles(),
-		ScheduleDelay: col.sched.Percentiles(), AckWait: col.ack.Percentiles(),
-	}
-	res.Timeline = col.timeline
-	res.intervals = col.intervals
-	res.Errors = col.errorCounts()
-
-	cs := &res.Client
-	cs.MaxScheduleDelayMs = float64(col.sched.MaxNs()) / 1e6
-	cs.BufferFullWaits = endK.fullWaits - startK.fullWaits
-	cs.BufferFullSeconds = float64(endK.fullNs-startK.fullNs) / 1e9
-	if secs > 0 {
-		cs.BufferFullShare = cs.BufferFullSeconds / (secs * float64(len(prods)))
-		cs.CPUShare = (endK.cpu - startK.cpu) / secs / float64(runtime.NumCPU())
-	}
-	cs.MaxInFlight = col.maxFlight
-	cs.CPUSeconds = endK.cpu - startK.cpu
-	if acked := endK.acked - startK.acked; acked > 0 {
-		cs.CPUPerMillion = cs.CPUSeconds / float64(acked) * 1e6
-	}
-	cs.GCCycles = endGC.NumGC - startGC.NumGC
-	cs.GCPauseMs = float64(endGC.PauseTotalNs-startGC.PauseTotalNs) / 1e6
-	p99 := time.Duration(col.sched.QuantileMicros(0.99)) * time.Microsecond
-	if spec.Rate > 0 && (res.Counts.Unsent > 0 || p99 > r.opts.BehindThreshold) {
-		cs.BehindSchedule = true
-		cs.BehindCause = "client"
-		if cs.BufferFullShare > 0.01 {
-			cs.BehindCause = "buffer-full"
-		}
-	}
+	r.fillRates(res, st)
+	fillLatency(res, col)
+	r.fillClient(&res.Client, col, st, len(prods), res.Counts.Unsent)
 
 	res.Config = Config{
-		Spec: spec, ClientProps: EffectiveProps{Producer: r.pset.props, Consumer: r.cset.props},
+		Spec: spec, ClientProps: r.clients.Effective(),
 		Bootstrap: r.tgt.Bootstrap, Brokers: r.brokers, Topics: r.topics, Partitions: r.partitions,
 		ReplicationFactor: r.rf, TopicConfigs: r.topicConfigs, Groups: r.groupNames,
 		ProducerClients: len(prods), ConsumerClients: len(groups) * spec.ConsumersPerGroup,
@@ -138,6 +114,115 @@ func (r *runner) fill(res *Result, col *collector, prods []*producer, groups []*
 		GoVersion: runtime.Version(), FranzGoVersion: moduleVersion("github.com/twmb/franz-go"),
 		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(),
 	}
+}
+
+// fillRates computes the window's rates over the messages intended inside it: those sent,
+// acknowledged and consumed (res.Counts, filled first) over the window's length, whenever
+// they were acknowledged or consumed. A message intended before the window and acknowledged in
+// it (a backlog from the warm-up) counts in no rate, so a generator on schedule cannot read as
+// faster than its target. The timeline's rates, second by second, count by arrival instead.
+func (r *runner) fillRates(res *Result, st *execState) {
+	secs := float64(st.windowEnd-st.windowStart) / 1e9
+	per := func(n int64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(n) / secs
+	}
+	res.TargetMsgsPerSec = r.spec.Rate
+	res.SentMsgsPerSec = per(res.Counts.Sent)
+	res.ProducedMsgsPerSec = per(res.Counts.Acked)
+	res.ProducedBytesPerSec = res.ProducedMsgsPerSec * float64(r.payloads.size)
+	res.ConsumedMsgsPerSec = per(res.Counts.Consumed)
+	res.ConsumedBytesPerSec = res.ConsumedMsgsPerSec * float64(r.payloads.size)
+}
+
+// producerCounts sums the producers' counts, by phase.
+func producerCounts(prods []*producer) (measured, excluded Counts) {
+	for _, p := range prods {
+		p.schedMu.Lock()
+		excluded.Sent += p.sent[phaseExcluded]
+		measured.Sent += p.sent[phaseMeasured]
+		measured.Unsent += p.unsent
+		p.schedMu.Unlock()
+		p.mu.Lock()
+		excluded.Acked += p.acked[phaseExcluded]
+		measured.Acked += p.acked[phaseMeasured]
+		excluded.Failed += p.failed[phaseExcluded]
+		measured.Failed += p.failed[phaseMeasured]
+		excluded.InFlightAtEnd += p.inFlightEnd[phaseExcluded]
+		measured.InFlightAtEnd += p.inFlightEnd[phaseMeasured]
+		p.mu.Unlock()
+	}
+	return measured, excluded
+}
+
+// groupResult is one group's ledger over the window, and its counts of the excluded phase. A
+// message acknowledged and never seen is lost if the group caught up (read to the end of every
+// partition), otherwise unconsumed.
+func groupResult(g *group, prods []*producer, caughtUp bool) (GroupResult, Counts) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	gr := GroupResult{Name: g.name, CaughtUp: caughtUp, Foreign: g.ledger.Foreign}
+	var excl Counts
+	for ph, c := range g.ledger.Counts {
+		dst := &gr.Counts
+		if ph == phaseExcluded {
+			dst = &excl
+		}
+		dst.Consumed, dst.Duplicated, dst.Redelivered, dst.OutOfOrder = c.Consumed, c.Duplicated, c.Redelivered, c.OutOfOrder
+	}
+	for i, p := range prods {
+		sent := p.pacer.Next()
+		first := sent
+		if p.measSeen {
+			first = p.firstMeasSeq
+		}
+		m := int64(g.ledger.Missing(i, &p.unacked, first, sent))
+		x := int64(g.ledger.Missing(i, &p.unacked, 0, first))
+		if caughtUp {
+			gr.Counts.Lost += m
+			excl.Lost += x
+		} else {
+			gr.Counts.Unconsumed += m
+			excl.Unconsumed += x
+		}
+	}
+	return gr, excl
+}
+
+// fillLatency copies the window's merged histograms and their percentiles, the timeline, the
+// interval log and the errors from the collector.
+func fillLatency(res *Result, col *collector) {
+	res.Histograms = Histograms{Publish: col.pub, EndToEnd: col.e2e, ScheduleDelay: col.sched, AckWait: col.ack}
+	res.Latency = Latency{
+		Publish: col.pub.Percentiles(), EndToEnd: col.e2e.Percentiles(),
+		ScheduleDelay: col.sched.Percentiles(), AckWait: col.ack.Percentiles(),
+	}
+	res.Timeline = col.timeline
+	res.Intervals = col.log
+	res.Errors = col.errorCounts()
+}
+
+// fillClient computes the generator's own signals over the window: buffer-full waits, CPU, GC,
+// and whether it fell behind its schedule, and why.
+func (r *runner) fillClient(cs *ClientSignals, col *collector, st *execState, producers int, unsent int64) {
+	startK, endK := st.startK, st.endK
+	secs := float64(endK.t-startK.t) / 1e9
+	cs.MaxScheduleDelayMs = float64(col.sched.MaxNs()) / 1e6
+	cs.BufferFullWaits = endK.fullWaits - startK.fullWaits
+	cs.BufferFullSeconds = float64(endK.fullNs-startK.fullNs) / 1e9
+	if secs > 0 {
+		cs.BufferFullShare = cs.BufferFullSeconds / (secs * float64(producers))
+		cs.CPUShare = (endK.cpu - startK.cpu) / secs / float64(runtime.NumCPU())
+	}
+	cs.MaxInFlight = col.maxFlight
+	cs.CPUSeconds = endK.cpu - startK.cpu
+	if acked := endK.acked - startK.acked; acked > 0 {
+		cs.CPUPerMillion = cs.CPUSeconds / float64(acked) * 1e6
+	}
+	cs.GCCycles = st.endGC.NumGC - st.startGC.NumGC
+	cs.GCPauseMs = float64(st.endGC.PauseTotalNs-st.startGC.PauseTotalNs) / 1e6
 }
 
 func addConsumer(dst *Counts, c Counts) {

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"syscall"
 	"time"
+
+	"github.com/plimsoll/plimsoll/loadgen/hdr"
 )
 
 // collector drains the workers' interval histograms once a second into the run's totals and
@@ -20,13 +22,13 @@ type collector struct {
 	base     int64 // clock time of the producers' start; timeline t counts from it
 
 	// measured-window totals
-	pub, e2e, sched, ack *Hist
+	pub, e2e, sched, ack *hdr.Hist
 	// this second's histograms, all phases
-	sPub, sE2e, sSched *Hist
+	sPub, sE2e, sSched *hdr.Hist
 
 	last      counters
 	timeline  []Second
-	intervals []interval
+	log       hdr.IntervalLog // this run's seconds, for histograms.hlog
 	maxFlight int64
 }
 
@@ -41,8 +43,8 @@ type counters struct {
 
 func newCollector(run *runState, prods []*producer, cons []*consumer, groups []*group, msgBytes int, target float64, base int64) *collector {
 	c := &collector{run: run, prods: prods, cons: cons, groups: groups, msgBytes: msgBytes, target: target, base: base,
-		pub: NewHist(), e2e: NewHist(), sched: NewHist(), ack: NewHist(),
-		sPub: NewHist(), sE2e: NewHist(), sSched: NewHist()}
+		pub: hdr.New(), e2e: hdr.New(), sched: hdr.New(), ack: hdr.New(),
+		sPub: hdr.New(), sE2e: hdr.New(), sSched: hdr.New()}
 	c.last = c.read(base)
 	return c
 }
@@ -72,7 +74,7 @@ func (c *collector) read(now int64) counters {
 // drainHists moves every worker's interval histograms into this second's and (measured phase)
 // the totals.
 func (c *collector) drainHists() {
-	move := func(sec, total *Hist, hs *[2]*Hist) {
+	move := func(sec, total *hdr.Hist, hs *[2]*hdr.Hist) {
 		for ph, h := range hs {
 			if h.Count() == 0 {
 				continue
@@ -134,21 +136,19 @@ func (c *collector) tick(now int64, phase string) Second {
 		BacklogMsgs:         c.backlog(k.acked),
 		CPUShare:            (k.cpu - c.last.cpu) / dt / float64(runtime.NumCPU()),
 	}
-	iv := interval{startMs: (c.last.t - c.base) / 1e6, endMs: (now - c.base) / 1e6, tags: intervalTags}
-	for i, h := range []*Hist{c.sPub, c.sE2e, c.sSched} {
-		if h.HDR().TotalCount() > 0 {
-			iv.enc[i], _ = h.HDR().EncodeV2()
-			iv.maxMs[i] = float64(h.MaxNs()) / 1e6
-		}
+	startMs, endMs := (c.last.t-c.base)/1e6, (now-c.base)/1e6
+	for i, h := range []*hdr.Hist{c.sPub, c.sE2e, c.sSched} {
+		// Encoding into memory cannot fail short of running out of it; a second missing from
+		// the log is the most that could come of it.
+		_ = c.log.Add(intervalTags[i], startMs, endMs, h)
 		h.Reset()
 	}
-	c.intervals = append(c.intervals, iv)
 	c.timeline = append(c.timeline, s)
 	c.last = k
 	return s
 }
 
-func secondLatency(h *Hist) SecondLatency {
+func secondLatency(h *hdr.Hist) SecondLatency {
 	return SecondLatency{
 		P50:   float64(h.QuantileMicros(0.5)) / 1000,
 		P99:   float64(h.QuantileMicros(0.99)) / 1000,
@@ -162,10 +162,7 @@ func (c *collector) backlog(acked int64) int64 {
 	var worst int64
 	for _, g := range c.groups {
 		g.mu.Lock()
-		var seen uint64
-		for i := range g.ledger.seen {
-			seen += g.ledger.seen[i].len()
-		}
+		seen := g.ledger.Seen()
 		g.mu.Unlock()
 		worst = max(worst, acked-int64(seen))
 	}

@@ -6,12 +6,15 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/plimsoll/plimsoll/loadgen/hdr"
+	"github.com/plimsoll/plimsoll/loadgen/ledger"
+	"github.com/plimsoll/plimsoll/loadgen/pace"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // runState is what every producer and consumer of a run shares.
 type runState struct {
-	clock     Clock
+	clock     pace.Clock
 	wallBase  int64 // Unix ns at the clock's zero, for record timestamps
 	seed      uint64
 	producers int
@@ -23,12 +26,18 @@ type runState struct {
 	measureEnd atomic.Int64
 }
 
-func newRunState(clk Clock, wallBase int64, seed uint64, producers int) *runState {
+func newRunState(clk pace.Clock, wallBase int64, seed uint64, producers int) *runState {
 	s := &runState{clock: clk, wallBase: wallBase, seed: seed, producers: producers}
 	s.measureStart.Store(math.MaxInt64)
 	s.measureEnd.Store(math.MaxInt64)
 	return s
 }
+
+// A message's phase, by its intended time: the ledger's and the workers' figures are kept by it.
+const (
+	phaseExcluded = ledger.Excluded // warm-up and backlog building: in no figure
+	phaseMeasured = ledger.Measured
+)
 
 // phase classifies a message by its intended time.
 func (s *runState) phase(intended int64) int {
@@ -42,7 +51,7 @@ func (s *runState) phase(intended int64) int {
 type group struct {
 	name     string
 	mu       sync.Mutex
-	ledger   *groupLedger
+	ledger   *ledger.Group
 	assigned atomic.Int64 // partitions currently assigned across members
 }
 
@@ -55,7 +64,7 @@ type consumer struct {
 	pollLimit int
 
 	mu          sync.Mutex
-	e2e         [2]*Hist // end-to-end latency (intended -> consumed), by phase; drained by the collector
+	e2e         [2]*hdr.Hist // end-to-end latency (intended -> consumed), by phase; drained by the collector
 	consumedAll atomic.Int64
 	assigned    atomic.Int64 // partitions assigned to this member
 	fetchErrs   errorTally
@@ -68,7 +77,7 @@ func (c *consumer) assign(n int64) {
 }
 
 func newConsumer(run *runState, g *group, partBase map[string]int, pollLimit int) *consumer {
-	return &consumer{run: run, g: g, partBase: partBase, pollLimit: pollLimit, e2e: [2]*Hist{NewHist(), NewHist()}}
+	return &consumer{run: run, g: g, partBase: partBase, pollLimit: pollLimit, e2e: [2]*hdr.Hist{hdr.New(), hdr.New()}}
 }
 
 // loop polls until the client is closed or ctx is done.
@@ -105,7 +114,7 @@ func (c *consumer) handle(fs kgo.Fetches, now int64) {
 					continue
 				}
 				if !ok {
-					g.ledger.foreign += int64(len(p.Records))
+					g.ledger.Foreign += int64(len(p.Records))
 					continue
 				}
 				n += c.records(base+int(p.Partition), p.Records, now)
@@ -119,7 +128,8 @@ func (c *consumer) handle(fs kgo.Fetches, now int64) {
 
 // records is the per-record hot path: decode the stamp, record the end-to-end latency, update
 // the group's ledger. It returns how many records count as consumed: all but the run's
-// settling records. Callers hold g.mu and c.mu.
+// settling records. A record without a stamp (a settling or a foreign one) still moves the
+// partition's read position. Callers hold g.mu and c.mu.
 func (c *consumer) records(part int, recs []*kgo.Record, now int64) int64 {
 	l := c.g.ledger
 	n := int64(len(recs))
@@ -129,13 +139,14 @@ func (c *consumer) records(part int, recs []*kgo.Record, now int64) int64 {
 			if isSettle(r.Value) {
 				n--
 			} else {
-				l.foreign++
+				l.Foreign++
 			}
+			l.Skip(part, r.Offset)
 			continue
 		}
 		ph := c.run.phase(st.Intended)
 		c.e2e[ph].Record(now - st.Intended)
-		l.observe(part, r.Offset, st, ph)
+		l.Observe(part, r.Offset, st.Producer, st.Seq, ph)
 	}
 	return n
 }

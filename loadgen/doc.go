@@ -1,14 +1,20 @@
 // Package loadgen executes a workload Spec against a Kafka Target for a window, with real
 // franz-go producers and consumers in one process, and measures it honestly.
 //
+// loadgen holds the orchestration, the producers and consumers, settling, payloads and the
+// accounting that makes a Result. Its parts with a job of their own are sub-packages: pace (the
+// run's Clock and each producer's Pacer), hdr (the latency histograms, their exact encoding and
+// the interval log), ledger (each consumer group's loss ledger) and topics (topic and group
+// admin under the run's prefix, and the prefix rule).
+//
 // # Phases
 //
 // Run creates the spec's topics (prefix plimsoll-<run id>-; it refuses to start if any topic
 // already has the prefix, and waits until every partition has a leader), starts the consumer
 // groups and waits until every group has its partitions assigned. It then settles the topics:
 // one record per partition, written with acks=all and awaited, pays a fresh topic's slow first
-// acknowledgements before the schedule starts (consumers skip these records; they count
-// nowhere). Then it starts the producers.
+// acknowledgements before the schedule starts (consumers skip these records: they count
+// nowhere, but reading one moves its partition's read position). Then it starts the producers.
 // Warm-up comes first and is excluded from every figure; in backlog mode (Spec.BacklogBytes)
 // the consumers are then paused until the backlog is built, and the measured window starts when
 // they resume (OMB's consumerBacklogSizeGB). After the window the producers flush and the
@@ -17,9 +23,9 @@
 //
 // # Measuring
 //
-// Each producer follows a fixed schedule: message i is intended at start + i/rate (Pacer). It
-// wakes, sends every message that is due in one batch, and sleeps until the next one (at least
-// Options.PacingTick). Publish and end-to-end latency are measured from the intended time, so a
+// Each producer follows a fixed schedule: message i is intended at start + i/rate (pace.Pacer).
+// It wakes, sends every message that is due in one batch, and sleeps until the next one (at
+// least Options.PacingTick). Publish and end-to-end latency are measured from the intended time, so a
 // message sent late still counts the wait (no coordinated omission); the lateness itself is the
 // schedule delay, reported on its own. The stamp in the first 24 bytes of every payload
 // (producer id, sequence, intended time) lets the consumers, in the same process and on the same
@@ -28,7 +34,9 @@
 // Latencies go into HDR histograms (1 µs to 1 h, 3 significant digits) that count values
 // beyond the hour as overflow rather than clamping them; per-worker histograms are merged, never
 // their percentiles averaged. A message's phase (excluded or measured) is decided by its intended
-// time, so the warm-up boundary is exact.
+// time, so the warm-up boundary is exact. The rates likewise count the messages intended inside
+// the window, whenever they were acknowledged or consumed, over the window's length; only the
+// per-second timeline counts by arrival.
 //
 // Whether the generator kept up is part of the result (ClientSignals): messages left unsent,
 // the schedule delay, the time producers waited for buffer space (the cluster acknowledging too
@@ -43,7 +51,8 @@
 // before, i.e. a replay after a rebalance); a first sighting below the highest sequence of its
 // producer on its partition is out of order. After the drain, a sequence acknowledged and never
 // seen is lost if the group read to the end of every partition, otherwise unconsumed. Messages
-// the producer failed are failed, not lost.
+// the producer failed are failed, and those still in flight when the producers stopped waiting
+// for them are in flight at the end: neither was acknowledged, and neither is ever lost.
 //
 // # Cost
 //

@@ -9,12 +9,25 @@ import (
 	"sync"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/plimsoll/plimsoll/loadgen/ledger"
+	"github.com/plimsoll/plimsoll/loadgen/pace"
+	"github.com/plimsoll/plimsoll/loadgen/topics"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // ErrBacklogStalled: in backlog mode the backlog did not reach its size in time.
 var ErrBacklogStalled = errors.New("backlog did not build")
+
+// Errors of the set-up, the same values as package topics' (errors.Is works with either).
+var (
+	// ErrTopicsExist: topics with the run's prefix already exist; Run refuses to produce into
+	// topics it did not create.
+	ErrTopicsExist = topics.ErrTopicsExist
+	// ErrBadPrefix: Options.TopicPrefix breaks the prefix rule (topics.CheckPrefix).
+	ErrBadPrefix = topics.ErrBadPrefix
+	// ErrSetup: the cluster did not get ready (topic creation, leaders, group assignment).
+	ErrSetup = topics.ErrSetup
+)
 
 // Phase names, as the timeline shows them.
 const (
@@ -60,16 +73,16 @@ func (r *runner) startConsumers(ctx context.Context, run *runState, c *clients, 
 	cctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	c.stop = stop
 	for gi, name := range r.groupNames {
-		g := &group{name: name, ledger: newGroupLedger(totalParts, r.spec.Producers)}
+		g := &group{name: name, ledger: ledger.NewGroup(totalParts, r.spec.Producers)}
 		c.groups = append(c.groups, g)
 		for ci := range r.spec.ConsumersPerGroup {
-			cn := newConsumer(run, g, partBase, r.cset.pollLimit)
-			o := append(append([]kgo.Opt{}, r.base...), r.cset.opts...)
+			cn := newConsumer(run, g, partBase, r.clients.Consumer.PollLimit)
+			o := append(append([]kgo.Opt{}, r.base...), r.clients.Consumer.Opts()...)
 			o = append(o, kgo.ConsumerGroup(name), kgo.ConsumeTopics(r.topics...),
 				kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cn.assign(countParts(m)) }),
 				kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cn.assign(-countParts(m)) }),
 				kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cn.assign(-countParts(m)) }))
-			if _, set := r.cset.props.Props["client.id"]; !set {
+			if r.clients.Consumer.ClientID == "" {
 				o = append(o, kgo.ClientID(fmt.Sprintf("plimsoll-%s-g%d-c%d", r.opts.RunID, gi, ci)))
 			}
 			cl, err := kgo.NewClient(o...)
@@ -90,19 +103,19 @@ func (r *runner) startConsumers(ctx context.Context, run *runState, c *clients, 
 func (r *runner) newProducers(run *runState, c *clients, t0 int64) error {
 	n := r.spec.Producers
 	for i := range n {
-		o := append(append([]kgo.Opt{}, r.base...), r.pset.opts...)
-		if _, set := r.pset.props.Props["client.id"]; !set {
+		o := append(append([]kgo.Opt{}, r.base...), r.clients.Producer.Opts()...)
+		if r.clients.Producer.ClientID == "" {
 			o = append(o, kgo.ClientID(fmt.Sprintf("plimsoll-%s-p%d", r.opts.RunID, i)))
 		}
 		cl, err := kgo.NewClient(o...)
 		if err != nil {
 			return fmt.Errorf("%w: producer client: %w", ErrSetup, err)
 		}
-		pc := Pacer{Start: t0, Rate: r.spec.Rate / float64(n)}
+		pc := pace.Pacer{Start: t0, Rate: r.spec.Rate / float64(n)}
 		if r.spec.Rate > 0 {
 			pc.Start += int64(float64(i) * 1e9 / r.spec.Rate)
 		}
-		c.prods = append(c.prods, newProducer(i, run, cl, r.topics, pc, r.payloads, r.keys, r.pset.maxRecs))
+		c.prods = append(c.prods, newProducer(i, run, cl, r.topics, pc, r.payloads, r.keys, r.clients.Producer.MaxBufferedRecords))
 	}
 	return nil
 }
@@ -121,263 +134,103 @@ func (r *runner) runProducers(ctx context.Context, run *runState, c *clients) (d
 			if dl == math.MaxInt64 {
 				dl = run.clock.Now()
 			}
-			fctx, cancel := context.WithTimeout(ctx, time.Duration(max(dl+int64(r.opts.DrainTimeout)-run.clock.Now(), 0)))
-			_ = p.cl.Flush(fctx)
-			cancel()
-			p.cl.Close() // fails whatever the flush left
-			p.awaitIdle(5 * time.Second)
+			p.finish(ctx, dl+int64(r.opts.DrainTimeout), idleWait)
 		}()
 	}
 	go func() { wg.Wait(); close(done) }()
 	return done
 }
 
-// execState is what the phase loop tracks.
-type execState struct {
-	phase                string
-	startK, endK         counters
-	startGC, endGC       runtime.MemStats
-	backlogStart         int64
-	resumeAt             int64
-	backlogMsgs          int64
-	drainedAt            int64
-	drainStart, drainEnd int64
-	drainComplete        bool
-	caughtUp             []bool
-	notes                []string
+// execution is one run's moving parts, from the start of its clients to the result.
+type execution struct {
+	run        *runState
+	c          *clients
+	col        *collector
+	wallBase   int64 // Unix ns at the clock's zero
+	t0         int64 // clock time of the producers' start
+	warmEnd    int64 // clock time at the end of the warm-up
+	backlog    bool  // backlog mode: consumers paused after the warm-up until the backlog is built
+	prodsDone  chan struct{}
+	stopProds  context.CancelFunc
+	settled    time.Duration
+	settleNote string
 }
 
 // execute runs the clients through the phases and builds the result.
 func (r *runner) execute(ctx context.Context) (*Result, error) {
+	x, err := r.launch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer x.stopProds()
+	st := &execState{phase: PhaseWarmup, drainedAt: -1, caughtUp: make([]bool, len(x.c.groups))}
+	runErr := r.phases(ctx, x, st)
+	r.stop(x, st)
+	return r.result(x, st, runErr), runErr
+}
+
+// launch starts the consumers (and waits for their assignment), settles the topics, and starts
+// the producers on their schedule and the collector.
+func (r *runner) launch(ctx context.Context) (*execution, error) {
 	spec, opts, clk := r.spec, r.opts, r.opts.Clock
-	wallBase := time.Now().UnixNano() - clk.Now()
-	run := newRunState(clk, wallBase, opts.Seed, spec.Producers)
-	run.tick = int64(opts.PacingTick)
+	x := &execution{wallBase: time.Now().UnixNano() - clk.Now(), c: &clients{}}
+	x.run = newRunState(clk, x.wallBase, opts.Seed, spec.Producers)
+	x.run.tick = int64(opts.PacingTick)
 	totalParts := r.partitions * len(r.topics)
 	partBase := make(map[string]int, len(r.topics))
 	for i, t := range r.topics {
 		partBase[t] = i * r.partitions
 	}
-	c := &clients{}
-	if err := r.startConsumers(ctx, run, c, totalParts, partBase); err != nil {
-		c.closeConsumers()
+	if err := r.startConsumers(ctx, x.run, x.c, totalParts, partBase); err != nil {
+		x.c.closeConsumers()
 		return nil, err
 	}
-	settled, settleNote := r.settle(ctx)
-	t0 := clk.Now() + int64(20*time.Millisecond)
-	if err := r.newProducers(run, c, t0); err != nil {
-		c.closeProducers()
-		c.closeConsumers()
+	x.settled, x.settleNote = r.settle(ctx)
+	x.t0 = clk.Now() + int64(20*time.Millisecond)
+	if err := r.newProducers(x.run, x.c, x.t0); err != nil {
+		x.c.closeProducers()
+		x.c.closeConsumers()
 		return nil, err
 	}
-	backlog := spec.BacklogBytes > 0 && len(c.groups) > 0
-	warmEnd := t0 + int64(spec.Warmup)
-	if !backlog {
-		run.measureStart.Store(warmEnd)
-		run.measureEnd.Store(warmEnd + int64(spec.Duration))
+	x.backlog = spec.BacklogBytes > 0 && len(x.c.groups) > 0
+	x.warmEnd = x.t0 + int64(spec.Warmup)
+	if !x.backlog {
+		x.run.measureStart.Store(x.warmEnd)
+		x.run.measureEnd.Store(x.warmEnd + int64(spec.Duration))
 	}
-	col := newCollector(run, c.prods, c.cons, c.groups, r.payloads.size, spec.Rate, t0)
+	x.col = newCollector(x.run, x.c.prods, x.c.cons, x.c.groups, r.payloads.size, spec.Rate, x.t0)
+	x.col.log.Start = time.Unix(0, x.wallBase+x.t0)
 	prodCtx, stopProds := context.WithCancel(ctx)
-	defer stopProds()
-	prodsDone := r.runProducers(prodCtx, run, c)
+	x.stopProds = stopProds
+	x.prodsDone = r.runProducers(prodCtx, x.run, x.c)
+	return x, nil
+}
 
-	st := &execState{phase: PhaseWarmup, drainedAt: -1, caughtUp: make([]bool, len(c.groups))}
-	runErr := r.phases(ctx, run, c, col, st, t0, warmEnd, backlog, prodsDone)
-
-	// Stop everything, then account: producers first (every promise fired), then consumers.
+// stop ends the run: it takes the window's closing readings if the phases did not, stops the
+// producers (every promise fired) and then the consumers, and closes the last second.
+func (r *runner) stop(x *execution, st *execState) {
+	clk := r.opts.Clock
 	now := clk.Now()
 	if st.endK.t == 0 {
-		st.endK = col.read(now)
+		st.endK = x.col.read(now)
 		runtime.ReadMemStats(&st.endGC)
+		if st.startK.t != 0 { // the window was cut short: nothing was intended after now
+			st.windowEnd = min(x.run.measureEnd.Load(), now)
+		}
 	}
 	if st.drainEnd == 0 {
 		st.drainEnd = now
 	}
-	stopProds()
-	<-prodsDone
-	c.closeConsumers()
-	last := col.tick(clk.Now(), st.phase)
-	if opts.Progress != nil {
-		opts.Progress(last)
+	x.stopProds()
+	<-x.prodsDone
+	x.c.closeConsumers()
+	last := x.col.tick(clk.Now(), st.phase)
+	if r.opts.Progress != nil {
+		r.opts.Progress(last)
 	}
 	if st.startK.t == 0 {
 		st.startK = st.endK
 	}
-
-	res := &Result{RunID: opts.RunID, Notes: st.notes, startWall: time.Unix(0, wallBase+t0)}
-	if settleNote != "" {
-		res.Notes = append(res.Notes, settleNote)
-	}
-	r.fill(res, col, c.prods, c.groups, st)
-	res.Window = Window{
-		SettleSeconds:   settled.Seconds(),
-		WarmupSeconds:   spec.Warmup.Seconds(),
-		MeasuredSeconds: float64(st.endK.t-st.startK.t) / 1e9,
-		DrainSeconds:    float64(st.drainEnd-st.drainStart) / 1e9,
-		DrainComplete:   st.drainComplete,
-	}
-	if ms := run.measureStart.Load(); ms != math.MaxInt64 {
-		res.Window.Start = time.Unix(0, wallBase+ms).UTC()
-	}
-	if st.drainStart == 0 {
-		res.Window.DrainSeconds = 0
-	}
-	if backlog {
-		b := &BacklogResult{TargetBytes: spec.BacklogBytes, BuiltBytes: st.backlogMsgs * int64(r.payloads.size), DrainSeconds: -1}
-		if st.resumeAt > 0 {
-			b.BuildSeconds = float64(st.resumeAt-st.backlogStart) / 1e9
-			res.Window.BacklogSeconds = b.BuildSeconds
-		}
-		if st.drainedAt >= 0 {
-			b.Drained, b.DrainSeconds = true, float64(st.drainedAt-st.resumeAt)/1e9
-		}
-		res.Backlog = b
-	}
-	if runErr == nil && !st.drainComplete {
-		res.Notes = append(res.Notes, fmt.Sprintf("drain timed out after %s: a group had neither consumed every acknowledged message nor reached the end of the log; the rest counts as unconsumed, not lost", opts.DrainTimeout))
-	}
-	if errors.Is(runErr, ErrInterrupted) {
-		res.Interrupted = true
-	}
-	return res, runErr
-}
-
-// phases drives warm-up, backlog, the window and the drain: one wake-up per second for the
-// timeline, one at each phase boundary, and every poll while a backlog or the drain is watched.
-func (r *runner) phases(ctx context.Context, run *runState, c *clients, col *collector, st *execState,
-	t0, warmEnd int64, backlog bool, prodsDone chan struct{}) error {
-	spec, opts, clk := r.spec, r.opts, r.opts.Clock
-	if spec.Warmup == 0 && !backlog {
-		st.phase = PhaseMeasure
-	}
-	var ends map[string]map[int32]int64
-	prodsStopped := false
-	// A backlog that takes far longer than its bytes at the target rate predict is stalled.
-	buildLimit := int64(2*float64(spec.BacklogBytes)/math.Max(spec.ByteRate(), 1)*1e9) + int64(opts.SetupTimeout)
-	nextTick := t0 + int64(time.Second)
-	clk.SleepUntil(ctx, t0)
-	for {
-		now := clk.Now()
-		if ctx.Err() != nil {
-			return fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
-		}
-		ms, me := run.measureStart.Load(), run.measureEnd.Load()
-		switch {
-		case st.phase == PhaseWarmup && now >= warmEnd:
-			st.phase = PhaseMeasure
-			if backlog {
-				st.phase, st.backlogStart = PhaseBacklog, now
-				for _, cn := range c.cons {
-					cn.cl.PauseFetchTopics(r.topics...)
-				}
-			}
-		case st.phase == PhaseBacklog:
-			if lag := col.backlog(col.read(now).acked); lag*int64(r.payloads.size) >= spec.BacklogBytes {
-				st.backlogMsgs, st.resumeAt = lag, now
-				run.measureStart.Store(now)
-				run.measureEnd.Store(now + int64(spec.Duration))
-				ms, me = now, now+int64(spec.Duration)
-				for _, cn := range c.cons {
-					cn.cl.ResumeFetchTopics(r.topics...)
-				}
-				st.phase = PhaseMeasure
-			} else if now-st.backlogStart > buildLimit {
-				st.backlogMsgs = lag
-				return fmt.Errorf("%w: %d of %d bytes after %s; the producers cannot reach the rate, or lower backlog", ErrBacklogStalled,
-					lag*int64(r.payloads.size), spec.BacklogBytes, time.Duration(now-st.backlogStart).Round(time.Second))
-			}
-		}
-		if st.phase == PhaseMeasure && st.startK.t == 0 && now >= ms {
-			st.startK = col.read(now)
-			runtime.ReadMemStats(&st.startGC)
-		}
-		if backlog && st.phase == PhaseMeasure && st.drainedAt < 0 {
-			level := max(int64(float64(st.backlogMsgs)*(1-spec.BacklogDrainRatio)), int64(spec.Rate/10))
-			if col.backlog(col.read(now).acked) <= level {
-				st.drainedAt = now
-			}
-		}
-		if st.phase == PhaseMeasure && now >= me {
-			st.endK = col.read(now)
-			runtime.ReadMemStats(&st.endGC)
-			st.phase, st.drainStart = PhaseDrain, now
-		}
-		if st.phase == PhaseDrain {
-			if !prodsStopped {
-				select {
-				case <-prodsDone:
-					prodsStopped = true
-					ends = r.endOffsets(ctx)
-				default:
-				}
-			}
-			if prodsStopped && r.drained(c, st, ends) {
-				st.drainComplete, st.drainEnd = true, now
-				return nil
-			}
-			if (prodsStopped && now >= st.drainStart+int64(opts.DrainTimeout)) || now >= st.drainStart+int64(opts.DrainTimeout+10*time.Second) {
-				st.drainEnd = now
-				return nil
-			}
-		}
-		if now >= nextTick {
-			s := col.tick(now, st.phase)
-			if opts.Progress != nil {
-				opts.Progress(s)
-			}
-			for nextTick <= now {
-				nextTick += int64(time.Second)
-			}
-		}
-		wake := nextTick
-		switch st.phase {
-		case PhaseWarmup:
-			wake = min(wake, warmEnd)
-		case PhaseMeasure:
-			wake = min(wake, me)
-			if st.startK.t == 0 {
-				wake = min(wake, ms)
-			}
-			if backlog && st.drainedAt < 0 {
-				wake = min(wake, now+int64(poll))
-			}
-		case PhaseBacklog, PhaseDrain:
-			wake = min(wake, now+int64(poll))
-		}
-		clk.SleepUntil(ctx, wake)
-	}
-}
-
-// endOffsets lists the log end offsets once the producers have stopped (they no longer move).
-func (r *runner) endOffsets(ctx context.Context) map[string]map[int32]int64 {
-	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	eo, err := r.adm.ListEndOffsets(lctx, r.topics...)
-	if err != nil || eo.Error() != nil {
-		return nil
-	}
-	ends := map[string]map[int32]int64{}
-	eo.Each(func(o kadm.ListedOffset) {
-		if ends[o.Topic] == nil {
-			ends[o.Topic] = map[int32]int64{}
-		}
-		ends[o.Topic][o.Partition] = o.Offset
-	})
-	return ends
-}
-
-// drained reports whether every group has consumed every acknowledged message, or read to the
-// end of the log (then what it did not see is lost). It records each group's position.
-func (r *runner) drained(c *clients, st *execState, ends map[string]map[int32]int64) bool {
-	done := true
-	for gi, g := range c.groups {
-		missing, atEnd := r.groupProgress(g, c.prods, ends)
-		st.caughtUp[gi] = atEnd || missing == 0
-		if !st.caughtUp[gi] {
-			done = false
-		}
-	}
-	return done
 }
 
 func countParts(m map[string][]int32) int64 {

@@ -7,6 +7,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/plimsoll/plimsoll/loadgen/hdr"
+	"github.com/plimsoll/plimsoll/loadgen/ledger"
+	"github.com/plimsoll/plimsoll/loadgen/pace"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -27,7 +30,7 @@ type producer struct {
 	run      *runState
 	cl       *kgo.Client
 	topics   []string
-	pacer    Pacer
+	pacer    pace.Pacer
 	payloads *payloadPool
 	keys     *keySet
 	rng      *rand.PCG
@@ -36,22 +39,27 @@ type producer struct {
 	local    []*kgo.Record            // records taken from the pool, owned by the loop
 
 	// Everything the promise touches, and the pool.
-	mu        sync.Mutex
-	free      []*kgo.Record
-	live      int // records allocated
-	maxLive   int // pool limit: the producer buffer, in records
-	waiting   bool
-	wake      chan struct{}
-	pub       [2]*Hist // publish latency (intended -> ack), by phase; drained by the collector
-	ackWait   [2]*Hist // send call -> ack: time spent waiting on the cluster
-	acked     [2]int64
-	failed    [2]int64
-	failedSeq seqSet
-	errs      errorTally
+	mu      sync.Mutex
+	free    []*kgo.Record
+	live    int // records allocated
+	maxLive int // pool limit: the producer buffer, in records
+	waiting bool
+	wake    chan struct{}
+	pub     [2]*hdr.Hist // publish latency (intended -> ack), by phase; drained by the collector
+	ackWait [2]*hdr.Hist // send call -> ack: time spent waiting on the cluster
+	acked   [2]int64
+	failed  [2]int64
+	// unacked holds the sequences that will never count as acknowledged: failed, or still in
+	// flight when the producer gave up waiting (inFlightEnd). The ledger counts neither lost.
+	unacked     ledger.SeqSet
+	inFlightEnd [2]int64
+	givenUp     bool          // the accounting is closed: later promises count nowhere
+	all         []*kgo.Record // every record of the pool, to find those in flight at the end
+	errs        errorTally
 
 	// Written by the loop, published under schedMu for the collector.
 	schedMu      sync.Mutex
-	sched        [2]*Hist // schedule delay (send call - intended), by phase
+	sched        [2]*hdr.Hist // schedule delay (send call - intended), by phase
 	sent         [2]int64
 	firstMeasSeq uint64 // first sequence in the measured phase; valid once measSeen
 	measSeen     bool
@@ -64,7 +72,7 @@ type producer struct {
 	fullNs    atomic.Int64 // time spent waiting for buffer space
 }
 
-func newProducer(id int, run *runState, cl *kgo.Client, topics []string, pacer Pacer, pl *payloadPool, keys *keySet, maxLive int) *producer {
+func newProducer(id int, run *runState, cl *kgo.Client, topics []string, pacer pace.Pacer, pl *payloadPool, keys *keySet, maxLive int) *producer {
 	p := &producer{
 		id: uint32(id), run: run, cl: cl, topics: topics, pacer: pacer, payloads: pl, keys: keys,
 		rng:     rand.NewPCG(run.seed, uint64(id)),
@@ -73,7 +81,7 @@ func newProducer(id int, run *runState, cl *kgo.Client, topics []string, pacer P
 		local:   make([]*kgo.Record, 0, chunkMax),
 	}
 	for i := range 2 {
-		p.pub[i], p.ackWait[i], p.sched[i] = NewHist(), NewHist(), NewHist()
+		p.pub[i], p.ackWait[i], p.sched[i] = hdr.New(), hdr.New(), hdr.New()
 	}
 	// Each producer walks the whole pool from its own starting point, so consecutive messages
 	// never repeat a payload while the pool lasts.
@@ -173,7 +181,9 @@ func (p *producer) take(ctx context.Context, n int) (ok, waited bool) {
 		p.local = append(p.local, p.free[len(p.free)-k:]...)
 		p.free = p.free[:len(p.free)-k]
 		for len(p.local) < n && p.live < p.maxLive {
-			p.local = append(p.local, newPooledRecord(ctx, p.payloads.size))
+			r := newPooledRecord(ctx, p.payloads.size)
+			p.local = append(p.local, r)
+			p.all = append(p.all, r)
 			p.live++
 		}
 		if len(p.local) > 0 {
@@ -210,15 +220,17 @@ func (p *producer) onDone(r *kgo.Record, err error) {
 	rc := r.Context.(*recCtx)
 	ph := p.run.phase(rc.intended)
 	p.mu.Lock()
-	if err == nil {
+	switch {
+	case p.givenUp: // counted in flight at the end already
+	case err == nil:
 		p.pub[ph].Record(now - rc.intended)
 		p.ackWait[ph].Record(now - rc.sent)
 		p.acked[ph]++
 		p.ackedAll.Add(1)
-	} else {
+	default:
 		p.failed[ph]++
 		st, _ := DecodeStamp(r.Value) // the value is ours until the record is reused
-		p.failedSeq.add(st.Seq)
+		p.unacked.Add(st.Seq)
 		p.errs.add(err)
 	}
 	p.free = append(p.free, r)
@@ -280,6 +292,51 @@ func (t *errorTally) add(err error) {
 	msg := err.Error()
 	if _, ok := t.kinds[msg]; ok || len(t.kinds) < maxErrorKinds {
 		t.kinds[msg]++
+	}
+}
+
+// idleWait bounds the wait, after a producer's client is closed, for the promises of the records
+// it still holds.
+const idleWait = 5 * time.Second
+
+// finish ends the producer once its loop has returned: it flushes until flushBy (run clock),
+// closes its client, which fails whatever the flush left, and waits at most idle for the last
+// promises.
+func (p *producer) finish(ctx context.Context, flushBy int64, idle time.Duration) {
+	fctx, cancel := context.WithTimeout(ctx, time.Duration(max(flushBy-p.run.clock.Now(), 0)))
+	_ = p.cl.Flush(fctx)
+	cancel()
+	p.cl.Close()
+	p.awaitIdle(idle)
+	p.giveUp()
+}
+
+// giveUp closes the producer's accounting once it has stopped waiting: every record still in
+// flight (handed to the client, its promise not fired) counts in flight at the end, neither
+// acknowledged nor failed, and its sequence goes into unacked, so that no group counts it lost
+// or unconsumed. A promise that fires later only returns its record to the pool.
+func (p *producer) giveUp() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.givenUp = true
+	if p.live == len(p.free)+len(p.local) {
+		return
+	}
+	idle := make(map[*kgo.Record]bool, len(p.free)+len(p.local))
+	for _, r := range p.free {
+		idle[r] = true
+	}
+	for _, r := range p.local {
+		idle[r] = true
+	}
+	for _, r := range p.all {
+		if idle[r] {
+			continue
+		}
+		// The client may still hold the record but writes neither its value nor its context.
+		st, _ := DecodeStamp(r.Value)
+		p.inFlightEnd[p.run.phase(r.Context.(*recCtx).intended)]++
+		p.unacked.Add(st.Seq)
 	}
 }
 

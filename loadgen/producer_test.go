@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 	"unsafe"
 
+	"github.com/plimsoll/plimsoll/loadgen/ledger"
+	"github.com/plimsoll/plimsoll/loadgen/pace"
 	"github.com/plimsoll/plimsoll/workload"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -19,7 +22,7 @@ func testProducer(t testing.TB, maxLive int) *producer {
 		t.Fatal(err)
 	}
 	ks, _ := newKeySet(workload.KeysRoundRobin, 100, 1)
-	return newProducer(0, run, nil, []string{"a", "b"}, Pacer{Start: 0, Rate: 1000}, pl, ks, maxLive)
+	return newProducer(0, run, nil, []string{"a", "b"}, pace.Pacer{Start: 0, Rate: 1000}, pl, ks, maxLive)
 }
 
 // TestProducerRecordCycle checks what the producer writes into a record and that the promise
@@ -56,7 +59,7 @@ func TestProducerRecordCycle(t *testing.T) {
 	p.onDone(recs[0], nil)
 	p.onDone(recs[1], nil)
 	p.onDone(recs[2], errors.New("boom"))
-	if p.acked != [2]int64{1, 1} || p.failed != [2]int64{0, 1} || !p.failedSeq.has(2) || p.errs.n != 1 {
+	if p.acked != [2]int64{1, 1} || p.failed != [2]int64{0, 1} || !p.unacked.Has(2) || p.errs.n != 1 {
 		t.Errorf("acked %v failed %v", p.acked, p.failed)
 	}
 	if got := p.pub[phaseMeasured].MaxNs(); got != 6_000_000 {
@@ -175,5 +178,42 @@ func BenchmarkProducerRecordInFlight(b *testing.B) {
 			p.onDone(r, nil)
 		}
 		ring = append(ring[:0], ring[chunkMax:]...)
+	}
+}
+
+// TestInFlightAtEndIsNotLost: records still in flight when a producer gives up waiting for them
+// (its client closed, the idle wait over) were never acknowledged: they count apart, in flight
+// at the end, and never as lost; a promise that fires after that changes no count.
+func TestInFlightAtEndIsNotLost(t *testing.T) {
+	p := testProducer(t, 16)
+	p.run.measureStart.Store(0)
+	cl, err := kgo.NewClient(kgo.SeedBrokers("127.0.0.1:1")) // never asked to produce
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.cl = cl
+	clk := p.run.clock.(*fakeClock)
+	clk.now = 5_000_000
+	recs := sendBatch(p, 0, 5, clk.now) // messages 0..4 handed to the client
+	p.onDone(recs[0], nil)
+	p.onDone(recs[1], nil)
+	p.onDone(recs[2], errors.New("boom"))
+	// The client never answers for 3 and 4.
+	p.finish(context.Background(), clk.now, 10*time.Millisecond)
+	g := &group{ledger: ledger.NewGroup(1, 1)}
+	g.ledger.Observe(0, 0, 0, 0, phaseMeasured)
+	g.ledger.Observe(0, 1, 0, 1, phaseMeasured)
+	c, _ := producerCounts([]*producer{p})
+	gr, _ := groupResult(g, []*producer{p}, true)
+	if gr.Counts.Lost != 0 || gr.Counts.Unconsumed != 0 {
+		t.Errorf("lost %d unconsumed %d, want 0: the records in flight at the end were never acknowledged", gr.Counts.Lost, gr.Counts.Unconsumed)
+	}
+	if c.Sent != 5 || c.Acked != 2 || c.Failed != 1 || c.InFlightAtEnd != 2 {
+		t.Errorf("sent %d acked %d failed %d in flight at the end %d, want 5, 2, 1 and 2", c.Sent, c.Acked, c.Failed, c.InFlightAtEnd)
+	}
+	p.onDone(recs[3], nil)
+	p.onDone(recs[4], errors.New("late"))
+	if c2, _ := producerCounts([]*producer{p}); c2 != c || len(p.free) != 5 {
+		t.Errorf("after late promises: %+v (%d records back in the pool), want the counts unchanged %+v and all 5 back", c2, len(p.free), c)
 	}
 }

@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/plimsoll/plimsoll/kafkaprops"
+	"github.com/plimsoll/plimsoll/loadgen/hdr"
 	"github.com/plimsoll/plimsoll/workload"
 )
 
@@ -19,11 +20,15 @@ type Result struct {
 	Config Config `json:"config"`
 	Window Window `json:"window"`
 
+	// The rates count the messages intended inside the window (Counts), over the window's
+	// length, whenever they were sent, acknowledged or consumed: a backlog from the warm-up
+	// acknowledged in the window is not in them, so on schedule none exceeds the target. The
+	// timeline's rates count by arrival, second by second.
 	TargetMsgsPerSec    float64 `json:"target_msgs_per_sec"`    // the spec's rate; 0 = as fast as possible
-	SentMsgsPerSec      float64 `json:"sent_msgs_per_sec"`      // handed to the client during the window
-	ProducedMsgsPerSec  float64 `json:"produced_msgs_per_sec"`  // acknowledged during the window
-	ProducedBytesPerSec float64 `json:"produced_bytes_per_sec"` // message value bytes acknowledged
-	ConsumedMsgsPerSec  float64 `json:"consumed_msgs_per_sec"`  // consumed during the window, summed over groups
+	SentMsgsPerSec      float64 `json:"sent_msgs_per_sec"`      // Counts.Sent per second of the window
+	ProducedMsgsPerSec  float64 `json:"produced_msgs_per_sec"`  // Counts.Acked per second of the window
+	ProducedBytesPerSec float64 `json:"produced_bytes_per_sec"` // their message value bytes
+	ConsumedMsgsPerSec  float64 `json:"consumed_msgs_per_sec"`  // Counts.Consumed (summed over groups) per second
 	ConsumedBytesPerSec float64 `json:"consumed_bytes_per_sec"`
 
 	Counts         Counts         `json:"counts"`          // messages intended inside the window
@@ -37,32 +42,37 @@ type Result struct {
 	Interrupted    bool           `json:"interrupted,omitempty"`
 	Timeline       []Second       `json:"timeline"`
 
-	// Histograms are the merged measured-window histograms (microseconds), for HDR logs.
-	Histograms Histograms `json:"-"`
+	// Histograms are the measured window's merged histograms behind Latency, each in its exact
+	// encoded form (hdr.Encoded), so that a reader can merge the histograms of several results
+	// (percentiles are never averaged). A run always has them; a Result without any (built by
+	// hand, or read from a file written before they were recorded) leaves the field out.
+	Histograms Histograms `json:"histograms,omitzero"`
 
-	intervals []interval // per-second encoded histograms for WriteHDRLog
-	startWall time.Time
+	// Intervals are the per-second histograms of the whole run, warm-up and drain included
+	// (tags publish, end_to_end, schedule_delay), for WriteHDRLog; not part of result.json.
+	// Their times count from the producers' start.
+	Intervals hdr.IntervalLog `json:"-"`
 }
 
 // Config records everything the figures depend on.
 type Config struct {
-	Spec              workload.Spec     `json:"spec"`
-	ClientProps       EffectiveProps    `json:"client_props"`
-	Bootstrap         []string          `json:"bootstrap"`
-	Brokers           int               `json:"brokers"`
-	Topics            []string          `json:"topics"`
-	Partitions        int               `json:"partitions_per_topic"`
-	ReplicationFactor int               `json:"replication_factor"`
-	TopicConfigs      map[string]string `json:"topic_configs,omitempty"`
-	Groups            []string          `json:"groups,omitempty"`
-	ProducerClients   int               `json:"producer_clients"`
-	ConsumerClients   int               `json:"consumer_clients"`
-	Payload           PayloadInfo       `json:"payload"`
-	KeyBytes          int               `json:"key_bytes"`
-	GoVersion         string            `json:"go_version"`
-	FranzGoVersion    string            `json:"franz_go_version"`
-	GOMAXPROCS        int               `json:"gomaxprocs"`
-	NumCPU            int               `json:"num_cpu"`
+	Spec              workload.Spec             `json:"spec"`
+	ClientProps       kafkaprops.EffectiveProps `json:"client_props"`
+	Bootstrap         []string                  `json:"bootstrap"`
+	Brokers           int                       `json:"brokers"`
+	Topics            []string                  `json:"topics"`
+	Partitions        int                       `json:"partitions_per_topic"`
+	ReplicationFactor int                       `json:"replication_factor"`
+	TopicConfigs      map[string]string         `json:"topic_configs,omitempty"`
+	Groups            []string                  `json:"groups,omitempty"`
+	ProducerClients   int                       `json:"producer_clients"`
+	ConsumerClients   int                       `json:"consumer_clients"`
+	Payload           PayloadInfo               `json:"payload"`
+	KeyBytes          int                       `json:"key_bytes"`
+	GoVersion         string                    `json:"go_version"`
+	FranzGoVersion    string                    `json:"franz_go_version"`
+	GOMAXPROCS        int                       `json:"gomaxprocs"`
+	NumCPU            int                       `json:"num_cpu"`
 }
 
 // Window gives the phases' lengths as they happened.
@@ -87,9 +97,14 @@ type Counts struct {
 	Failed int64 `json:"failed"` // the client gave up (not lost: never acknowledged)
 	// Unsent were scheduled in the window but never sent: the generator fell further behind
 	// than it could catch up on.
-	Unsent   int64 `json:"unsent"`
-	Consumed int64 `json:"consumed"` // records received, repeats included
+	Unsent int64 `json:"unsent"`
+	// InFlightAtEnd were sent and had neither been acknowledged nor failed when the producers
+	// stopped waiting (the flush until the drain timeout, then 5 s after closing the client):
+	// their outcome is unknown, so they count neither as acknowledged nor as lost.
+	InFlightAtEnd int64 `json:"in_flight_at_end"`
+	Consumed      int64 `json:"consumed"` // records received, repeats included
 	// Lost: acknowledged, yet the group read to the end of every partition without seeing it.
+	// Failed and in-flight messages are never lost (Sent = Acked + Failed + InFlightAtEnd).
 	Lost int64 `json:"lost"`
 	// Unconsumed: acknowledged and not seen, but the group had not reached the end of the log
 	// when the drain timed out (consumers too slow): not known to be lost.
@@ -117,20 +132,24 @@ type Latency struct {
 	AckWait       Percentiles `json:"ack_wait"`       // the send call -> acknowledged
 }
 
-// Histograms are merged measured-window histograms.
+// Percentiles summarises one latency histogram in milliseconds (hdr.Hist.Percentiles).
+type Percentiles = hdr.Percentiles
+
+// Histograms are the measured window's merged histograms, the ones Latency summarises. In JSON
+// each is an hdr.Encoded: {"hdr": V2 compressed and base64, values in µs; "overflow"; "max_ns"}.
 type Histograms struct {
-	Publish, EndToEnd, ScheduleDelay, AckWait *Hist
+	Publish       *hdr.Hist `json:"publish"`
+	EndToEnd      *hdr.Hist `json:"end_to_end"`
+	ScheduleDelay *hdr.Hist `json:"schedule_delay"`
+	AckWait       *hdr.Hist `json:"ack_wait"`
 }
 
-// ClientSignals say whether the generator itself limited the run; the verdict calls such a
-// trial INVALID (client-bound) rather than a broker limit.
+// ClientSignals are what the verdict reads to tell whether the generator itself limited the run
+// (client-bound, INVALID) rather than the cluster: its own CPU, how late it sent (the schedule
+// delay percentiles are in Latency, with Counts.Unsent), and how long its producers waited for
+// buffer space (held back by the cluster's acknowledgements). The thresholds are the verdict's
+// criteria, not the generator's.
 type ClientSignals struct {
-	// BehindSchedule: the generator did not keep to its schedule: messages went unsent, or the
-	// p99 schedule delay exceeded Options.BehindThreshold.
-	BehindSchedule bool `json:"behind_schedule"`
-	// BehindCause: "buffer-full" when the producers mostly waited for buffer space (the cluster
-	// acknowledged too slowly: broker-bound), "client" otherwise (the generator lacked CPU).
-	BehindCause        string  `json:"behind_cause,omitempty"`
 	MaxScheduleDelayMs float64 `json:"max_schedule_delay_ms"`
 	// Producer buffer full: the times producers found every buffered record in flight, and the
 	// time they waited (summed over producers) during the window; the share is of
@@ -142,7 +161,7 @@ type ClientSignals struct {
 	// in flight (sent, not yet acknowledged) seen at a one-second sample.
 	MaxInFlight int64 `json:"max_in_flight"`
 	// CPU used by this process (user + system) during the window, its share of the host's
-	// CPUs, and per million messages acknowledged.
+	// CPUs, and per million messages acknowledged during the window (by arrival, like the CPU).
 	CPUSeconds    float64 `json:"cpu_seconds"`
 	CPUShare      float64 `json:"cpu_share"`
 	CPUPerMillion float64 `json:"cpu_seconds_per_million"`
@@ -159,6 +178,10 @@ type BacklogResult struct {
 	// drain-ratio level; -1 if that did not happen within the measured window.
 	DrainSeconds float64 `json:"drain_seconds"`
 	Drained      bool    `json:"drained"`
+	// ConsumedMsgsPerSec is how fast the consumers caught up: records consumed during the
+	// window by arrival, the backlog's included, summed over groups. (Result's consumed rate
+	// counts only messages intended in the window.)
+	ConsumedMsgsPerSec float64 `json:"consumed_msgs_per_sec"`
 }
 
 // ErrorCount is one kind of error and how often it occurred.
@@ -168,7 +191,9 @@ type ErrorCount struct {
 	Count   int64  `json:"count"`
 }
 
-// Second is one second of the run, for the timeline and the live progress line.
+// Second is one second of the run, for the timeline and the live progress line. Its rates count
+// by arrival: what was sent, acknowledged or consumed during that second, whatever its
+// intended time.
 type Second struct {
 	T                   float64       `json:"t"` // seconds since the producers started, at the end of this second
 	Phase               string        `json:"phase"`
@@ -196,45 +221,16 @@ type SecondLatency struct {
 	Count int64   `json:"count"`
 }
 
-// interval holds one second's histograms, encoded, for the HDR log.
-type interval struct {
-	startMs, endMs int64 // relative to the producers' start
-	tags           [3]string
-	enc            [3][]byte
-	maxMs          [3]float64
-}
-
+// intervalTags are the tags of the interval log's histograms, in the order the collector adds
+// them each second.
 var intervalTags = [3]string{"publish", "end_to_end", "schedule_delay"}
 
 // WriteHDRLog writes the per-second interval histograms (tags publish, end_to_end,
-// schedule_delay) in HdrHistogram's log format, readable by HistogramLogAnalyzer and
-// hdrhistogram-go's log reader. Values are in microseconds; the max column is in ms.
+// schedule_delay) as an HdrHistogram interval log, through hdrhistogram-go's log writer
+// (hdr.IntervalLog.Write): readable by HistogramLogAnalyzer and hdrhistogram-go's log reader.
+// Values are in microseconds; the writer's max column is in seconds.
 func (r *Result) WriteHDRLog(w io.Writer) error {
-	lw := hdrhistogram.NewHistogramLogWriter(w)
-	if err := lw.OutputComment(fmt.Sprintf("[plimsoll run %s: one-second interval histograms; values in microseconds, max column in milliseconds]", r.RunID)); err != nil {
-		return err
-	}
-	if err := lw.OutputLogFormatVersion(); err != nil {
-		return err
-	}
-	if err := lw.OutputStartTime(r.startWall.UnixMilli()); err != nil {
-		return err
-	}
-	if err := lw.OutputLegend(); err != nil {
-		return err
-	}
-	for _, iv := range r.intervals {
-		for i, enc := range iv.enc {
-			if enc == nil {
-				continue
-			}
-			if _, err := fmt.Fprintf(w, "Tag=%s,%.3f,%.3f,%.3f,%s\n", iv.tags[i],
-				float64(iv.startMs)/1000, float64(iv.endMs-iv.startMs)/1000, iv.maxMs[i], enc); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return r.Intervals.Write(w, fmt.Sprintf("[plimsoll run %s: one-second interval histograms; values in microseconds, max column in seconds]", r.RunID))
 }
 
 var timelineHeader = []string{"t", "phase", "target_msgs_per_sec", "sent_msgs_per_sec", "produced_msgs_per_sec",

@@ -2,18 +2,22 @@ package loadgen
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/plimsoll/plimsoll/loadgen/ledger"
 )
 
 // TestCollectorAndHDRLog drives the collector over two seconds and reads its HDR log back.
 func TestCollectorAndHDRLog(t *testing.T) {
 	p := testProducer(t, 16)
 	p.run.measureStart.Store(0)
-	g := &group{name: "g", ledger: newGroupLedger(2, 1)}
+	g := &group{name: "g", ledger: ledger.NewGroup(2, 1)}
 	cn := newConsumer(p.run, g, map[string]int{"a": 0}, 0)
 	col := newCollector(p.run, []*producer{p}, []*consumer{cn}, []*group{g}, 100, 1000, 0)
 
@@ -41,28 +45,44 @@ func TestCollectorAndHDRLog(t *testing.T) {
 		t.Error("the collector did not reset the worker's histogram")
 	}
 
-	res := &Result{RunID: "r1", intervals: col.intervals, Timeline: col.timeline, startWall: time.Unix(1_700_000_000, 0)}
+	start := time.Unix(1_700_000_000, 0)
+	col.log.Start = start
+	res := &Result{RunID: "r1", Intervals: col.log, Timeline: col.timeline}
 	var buf bytes.Buffer
 	if err := res.WriteHDRLog(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), "Tag=publish,0.000,1.000,10.000,") {
+	if !strings.HasPrefix(buf.String(), "#[plimsoll run r1: ") {
 		t.Errorf("log:\n%s", buf.String())
 	}
-	rd := hdrhistogram.NewHistogramLogReader(&buf)
+	counts, spans := readHDRLog(t, &buf, start)
+	if counts["publish"] != 11 || counts["end_to_end"] != 10 || counts["schedule_delay"] != 10 {
+		t.Errorf("read back %v", counts)
+	}
+	// Second 2 held one excluded publish value and nothing else: empty histograms are left out.
+	want := "publish 0-1000,end_to_end 0-1000,schedule_delay 0-1000,publish 1000-2000"
+	if got := strings.Join(spans, ","); got != want {
+		t.Errorf("intervals %s, want %s", got, want)
+	}
+}
+
+// readHDRLog reads an interval log with hdrhistogram-go's reader: the values counted per tag,
+// and each interval as "tag start-end" in ms from start.
+func readHDRLog(t *testing.T, r io.Reader, start time.Time) (map[string]int64, []string) {
+	t.Helper()
+	rd := hdrhistogram.NewHistogramLogReader(r)
 	counts := map[string]int64{}
+	var spans []string
 	for {
 		h, err := rd.NextIntervalHistogram()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if h == nil {
-			break
+			return counts, spans
 		}
 		counts[h.Tag()] += h.TotalCount()
-	}
-	if counts["publish"] != 11 || counts["end_to_end"] != 10 || counts["schedule_delay"] != 10 {
-		t.Errorf("read back %v", counts)
+		spans = append(spans, fmt.Sprintf("%s %d-%d", h.Tag(), h.StartTimeMs()-start.UnixMilli(), h.EndTimeMs()-start.UnixMilli()))
 	}
 }
 
@@ -79,4 +99,16 @@ func TestTimelineCSVGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "timeline.golden.csv", buf.Bytes())
+}
+
+// TestResultJSONWithoutHistograms: a Result with no histograms (built by hand, or read from a
+// file written before they were recorded) leaves the histograms out rather than writing nulls.
+func TestResultJSONWithoutHistograms(t *testing.T) {
+	b, err := json.Marshal(&Result{RunID: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"histograms"`) {
+		t.Errorf("result JSON without histograms: %s", b)
+	}
 }

@@ -9,6 +9,9 @@ import (
 	"hash/fnv"
 	"time"
 
+	"github.com/plimsoll/plimsoll/kafkaprops"
+	"github.com/plimsoll/plimsoll/loadgen/pace"
+	"github.com/plimsoll/plimsoll/loadgen/topics"
 	"github.com/plimsoll/plimsoll/target"
 	"github.com/plimsoll/plimsoll/workload"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -18,11 +21,20 @@ import (
 // ErrInterrupted is returned (with the partial Result) when ctx ends during a run.
 var ErrInterrupted = errors.New("run interrupted")
 
+// Errors for Kafka client properties that cannot be honoured (kafkaprops' kinds): Run
+// validates the spec first, so they arrive wrapped in workload.FieldErrors.
+var (
+	// ErrUnknownProperty: not a Kafka property plimsoll knows, or one its client cannot honour.
+	ErrUnknownProperty = kafkaprops.ErrUnknownProperty
+	// ErrBadProperty: the value is invalid, conflicts with another the user set, or is beyond
+	// franz-go.
+	ErrBadProperty = kafkaprops.ErrBadProperty
+)
+
 // Defaults for Options.
 const (
-	DefaultDrainTimeout    = 30 * time.Second
-	DefaultSetupTimeout    = 60 * time.Second
-	DefaultBehindThreshold = 10 * time.Millisecond
+	DefaultDrainTimeout = 30 * time.Second
+	DefaultSetupTimeout = 60 * time.Second
 )
 
 // Options control a run; the zero value is usable.
@@ -30,7 +42,8 @@ type Options struct {
 	// RunID names the run; default 8 random hex digits.
 	RunID string
 	// TopicPrefix starts every topic and group name of the run; default "plimsoll-<RunID>-".
-	// Topics already starting with it make Run fail before producing (ErrTopicsExist).
+	// It must pass topics.CheckPrefix (else ErrBadPrefix). Topics already starting with it make
+	// Run fail before producing (ErrTopicsExist).
 	TopicPrefix string
 	// KeepTopics leaves the run's topics and groups in place; by default they are deleted.
 	KeepTopics bool
@@ -39,9 +52,6 @@ type Options struct {
 	DrainTimeout time.Duration
 	// SetupTimeout bounds topic creation and consumer group assignment; default 60s.
 	SetupTimeout time.Duration
-	// BehindThreshold is the p99 schedule delay above which the generator counts as behind
-	// schedule; default 10ms.
-	BehindThreshold time.Duration
 	// PacingTick is the least a producer sleeps between sends; 0 (the default) sleeps until
 	// the next intended time. Whatever fell due while it slept is sent in one go, each message
 	// counting its wait in the schedule delay and latency, so a tick trades delay for fewer
@@ -51,8 +61,8 @@ type Options struct {
 	PacingTick time.Duration
 	// Progress, when set, is called once a second with that second's figures.
 	Progress func(Second)
-	// Clock is the run's time base; default NewClock(). Tests may pass their own.
-	Clock Clock
+	// Clock is the run's time base; default pace.NewClock(). Tests may pass their own.
+	Clock pace.Clock
 	// Seed makes payloads and keys reproducible; default derived from RunID.
 	Seed uint64
 }
@@ -72,14 +82,11 @@ func (o Options) withDefaults() Options {
 	if o.SetupTimeout <= 0 {
 		o.SetupTimeout = DefaultSetupTimeout
 	}
-	if o.BehindThreshold <= 0 {
-		o.BehindThreshold = DefaultBehindThreshold
-	}
 	if o.PacingTick < 0 {
 		o.PacingTick = 0
 	}
 	if o.Clock == nil {
-		o.Clock = NewClock()
+		o.Clock = pace.NewClock()
 	}
 	if o.Seed == 0 {
 		h := fnv.New64a()
@@ -87,28 +94,6 @@ func (o Options) withDefaults() Options {
 		o.Seed = h.Sum64()
 	}
 	return o
-}
-
-// ResolveProps maps the spec's Kafka client properties to franz-go without running anything:
-// the configuration producers and consumers would use, or the error naming the property
-// that cannot be honoured.
-func ResolveProps(spec workload.Spec) (EffectiveProps, error) {
-	ps, err := producerOpts(nil, spec.EffectiveProducerProps().Map(), spec.MessageSize+keyLenFor(spec.Keys))
-	if err != nil {
-		return EffectiveProps{}, err
-	}
-	cs, err := consumerOpts(nil, spec.EffectiveConsumerProps().Map())
-	if err != nil {
-		return EffectiveProps{}, err
-	}
-	return EffectiveProps{Producer: ps.props, Consumer: cs.props}, nil
-}
-
-func keyLenFor(m workload.KeyMode) int {
-	if m == workload.KeysNone {
-		return 0
-	}
-	return 10 // base64url of keyBytes
 }
 
 // Run creates the spec's topics on tgt, runs its producers and consumers through warm-up (and
@@ -120,7 +105,7 @@ func Run(ctx context.Context, spec workload.Spec, tgt target.Target, opts Option
 		return nil, err
 	}
 	opts = opts.withDefaults()
-	if err := checkPrefix(opts.TopicPrefix); err != nil {
+	if err := topics.CheckPrefix(opts.TopicPrefix); err != nil {
 		return nil, err
 	}
 	base, err := tgt.ClientOpts()
@@ -145,7 +130,7 @@ func Run(ctx context.Context, spec workload.Spec, tgt target.Target, opts Option
 		// Delete even when the run failed or was interrupted; never a name outside the prefix.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		if err := deleteOwned(cctx, r.adm, opts.TopicPrefix, r.topics, r.groupNames); err != nil && res != nil {
+		if err := topics.DeleteOwned(cctx, r.adm, opts.TopicPrefix, r.topics, r.groupNames); err != nil && res != nil {
 			res.Notes = append(res.Notes, "cleanup: "+err.Error())
 		}
 	}()
@@ -164,8 +149,7 @@ type runner struct {
 	base []kgo.Opt
 	adm  *kadm.Client
 
-	pset     *producerSetup
-	cset     *consumerSetup
+	clients  *kafkaprops.Clients // the producers' and consumers' configuration
 	payloads *payloadPool
 	keys     *keySet
 
@@ -183,14 +167,8 @@ func (r *runner) prepare() error {
 	if r.payloads, err = newPayloadPool(r.spec.Payload, r.spec.MessageSize, r.opts.Seed); err != nil {
 		return err
 	}
-	recordBytes := r.payloads.size + r.keys.size()
-	if r.pset, err = producerOpts(nil, r.spec.EffectiveProducerProps().Map(), recordBytes); err != nil {
-		return err
-	}
-	if r.cset, err = consumerOpts(nil, r.spec.EffectiveConsumerProps().Map()); err != nil {
-		return err
-	}
-	return nil
+	r.clients, err = r.spec.Clients()
+	return err
 }
 
 // setupTopics sizes the topics for the cluster and creates them.
@@ -215,11 +193,11 @@ func (r *runner) setupTopics(ctx context.Context) error {
 	for k, v := range r.topicConfigs {
 		cfg[k] = kadm.StringPtr(v)
 	}
-	if err := ensureNoPrefixTopics(sctx, r.adm, r.opts.TopicPrefix); err != nil {
+	if err := topics.EnsureNone(sctx, r.adm, r.opts.TopicPrefix); err != nil {
 		return err
 	}
-	names := topicNames(r.opts.TopicPrefix, r.spec.Topics)
+	names := topics.TopicNames(r.opts.TopicPrefix, r.spec.Topics)
 	r.topics = names // from here on cleanup deletes them, even if creation fails half-way
-	r.groupNames = groupNames(r.opts.TopicPrefix, r.spec.ConsumerGroups)
-	return createTopics(sctx, r.adm, names, int32(r.partitions), int16(r.rf), cfg)
+	r.groupNames = topics.GroupNames(r.opts.TopicPrefix, r.spec.ConsumerGroups)
+	return topics.Create(sctx, r.adm, names, int32(r.partitions), int16(r.rf), cfg)
 }

@@ -11,7 +11,7 @@ import (
 
 // settleValue is the value of the records a run writes before its load. It is shorter than a
 // stamp, so DecodeStamp rejects it, and consumers recognise it and skip it without counting
-// it anywhere.
+// it anywhere; reading it still moves its partition's read position (ledger.Group.Skip).
 var settleValue = []byte("plimsoll-settle")
 
 // isSettle reports whether a record value is a settling record.

@@ -116,87 +116,95 @@ func Up(ctx context.Context, o Options) (*State, error) {
 		return nil, err
 	}
 	defer unlock()
-
-	c, err := Open(o.Dir)
-	switch {
-	case errors.Is(err, ErrNoCluster):
-		c = nil
-	case err != nil:
-		return nil, err
+	c, err := stoppedOrNone(o)
+	if err != nil {
+		return c, err
 	}
-	if c != nil {
-		alive := 0
-		for _, b := range c.Brokers {
-			if b.ProcState() != ProcDead {
-				alive++
-			}
-		}
-		switch {
-		case !c.Stopped && alive == len(c.Brokers):
-			return c, fmt.Errorf("%w in %s (Kafka %s, bootstrap %s); nothing changed", ErrRunning, c.Dir, c.KafkaVersion, c.Bootstrap())
-		case !c.Stopped:
-			return c, fmt.Errorf("%w: the cluster in %s has %d of %d brokers alive; run `plimsoll cluster down --dir %s` to clean it up, or `plimsoll cluster restart ID` for one broker", ErrDead, c.Dir, alive, len(c.Brokers), c.Dir)
-		}
-		fmt.Fprintf(o.Log, "starting the stopped cluster in %s again with its data\n", c.Dir)
-	}
-
-	if (c == nil && o.NIC > 0) || (c != nil && c.NIC > 0) {
-		if err := CheckNIC(); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := CheckJava(o.KafkaVersion); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(o.Log, "resolving Kafka %s jars (cached in %s)\n", o.KafkaVersion, filepath.Join(CacheDir(), "kafka", o.KafkaVersion))
-	if c != nil {
-		o.KafkaVersion = c.KafkaVersion
-	}
-	dist, err := Resolve(ctx, o.KafkaVersion)
+	dist, err := prerequisites(ctx, c, &o)
 	if err != nil {
 		return nil, err
 	}
-
 	fresh := c == nil
 	if fresh {
 		if c, err = newState(o, dist); err != nil {
 			return nil, err
 		}
 	}
-	if err := c.setupNetwork(); err != nil {
+	if err := c.prepare(ctx, fresh); err != nil {
 		return nil, err
 	}
-	if fresh {
-		if err := c.writeConfigs(); err != nil {
-			c.teardownNetwork()
-			return nil, err
-		}
-		if err := c.formatStorage(ctx); err != nil {
-			c.teardownNetwork()
-			c.removeFailed()
-			return nil, err
-		}
+	return c, c.startAll(ctx, fresh, o)
+}
+
+// stoppedOrNone opens the cluster in o.Dir: nil when there is none, the state of a stopped one
+// to start again, and an error (ErrRunning, ErrDead) for one that is up or half up.
+func stoppedOrNone(o Options) (*State, error) {
+	c, err := Open(o.Dir)
+	switch {
+	case errors.Is(err, ErrNoCluster):
+		return nil, nil
+	case err != nil:
+		return nil, err
 	}
-	c.Stopped = false
+	alive := 0
 	for _, b := range c.Brokers {
-		if err := c.start(b); err != nil {
-			c.stopAll(10 * time.Second)
-			c.teardownNetwork()
-			if fresh {
-				c.removeFailed()
-			}
-			return nil, err
+		if b.ProcState() != ProcDead {
+			alive++
 		}
 	}
-	if err := c.save(); err != nil {
-		c.stopAll(10 * time.Second)
-		c.teardownNetwork()
-		return nil, err
+	switch {
+	case !c.Stopped && alive == len(c.Brokers):
+		return c, fmt.Errorf("%w in %s (Kafka %s, bootstrap %s); nothing changed", ErrRunning, c.Dir, c.KafkaVersion, c.Bootstrap())
+	case !c.Stopped:
+		return c, fmt.Errorf("%w: the cluster in %s has %d of %d brokers alive; run `plimsoll cluster down --dir %s` to clean it up, or `plimsoll cluster restart ID` for one broker", ErrDead, c.Dir, alive, len(c.Brokers), c.Dir)
 	}
-	fmt.Fprintf(o.Log, "waiting for %d brokers to register\n", len(c.Brokers))
-	wctx, cancel := context.WithTimeout(ctx, o.StartTimeout)
-	defer cancel()
-	if err := c.waitReady(wctx, nil); err != nil {
+	fmt.Fprintf(o.Log, "starting the stopped cluster in %s again with its data\n", c.Dir)
+	return c, nil
+}
+
+// prerequisites checks what starting the cluster needs (network namespaces for emulated NICs,
+// a Java new enough) and resolves Kafka's jars: the stopped cluster's version, else o's.
+func prerequisites(ctx context.Context, c *State, o *Options) (Dist, error) {
+	if (c == nil && o.NIC > 0) || (c != nil && c.NIC > 0) {
+		if err := CheckNIC(); err != nil {
+			return Dist{}, err
+		}
+	}
+	if _, err := CheckJava(o.KafkaVersion); err != nil {
+		return Dist{}, err
+	}
+	fmt.Fprintf(o.Log, "resolving Kafka %s jars (cached in %s)\n", o.KafkaVersion, filepath.Join(CacheDir(), "kafka", o.KafkaVersion))
+	if c != nil {
+		o.KafkaVersion = c.KafkaVersion
+	}
+	return Resolve(ctx, o.KafkaVersion)
+}
+
+// prepare sets up the network and, for a fresh cluster, writes its configuration and formats its
+// storage, undoing what it did when a step fails.
+func (c *State) prepare(ctx context.Context, fresh bool) error {
+	if err := c.setupNetwork(); err != nil {
+		return err
+	}
+	if !fresh {
+		return nil
+	}
+	if err := c.writeConfigs(); err != nil {
+		c.teardownNetwork()
+		return err
+	}
+	if err := c.formatStorage(ctx); err != nil {
+		c.teardownNetwork()
+		c.removeFailed()
+		return err
+	}
+	return nil
+}
+
+// startAll starts every broker and waits until they serve, within o.StartTimeout. On a failure
+// it stops them all again and leaves nothing of a fresh cluster (a stopped one stays stopped).
+func (c *State) startAll(ctx context.Context, fresh bool, o Options) error {
+	undo := func(err error) error {
 		c.stopAll(10 * time.Second)
 		c.teardownNetwork()
 		if fresh {
@@ -205,9 +213,24 @@ func Up(ctx context.Context, o Options) (*State, error) {
 			c.Stopped = true
 			c.save()
 		}
-		return nil, err
+		return err
 	}
-	return c, nil
+	c.Stopped = false
+	for _, b := range c.Brokers {
+		if err := c.start(b); err != nil {
+			return undo(err)
+		}
+	}
+	if err := c.save(); err != nil {
+		return undo(err)
+	}
+	fmt.Fprintf(o.Log, "waiting for %d brokers to register\n", len(c.Brokers))
+	wctx, cancel := context.WithTimeout(ctx, o.StartTimeout)
+	defer cancel()
+	if err := c.waitReady(wctx, nil); err != nil {
+		return undo(err)
+	}
+	return nil
 }
 
 // newState chooses ports and directories for a new cluster.

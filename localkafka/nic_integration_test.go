@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plimsoll/plimsoll/localkafka/nictest"
+
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -39,7 +41,7 @@ func eth0Bytes(t *testing.T, b *Broker) (rx, tx uint64) {
 
 func TestEmulatedNICs(t *testing.T) {
 	if err := CheckNIC(); err != nil {
-		t.Skip(err)
+		nictest.SkipOrFail(t, err)
 	}
 	dir := t.TempDir()
 	const rate = 2e6 // 16 Mbit/s

@@ -283,75 +283,94 @@ func (c *State) writeTLS() error {
 // store); client.pem and client-key.pem. hosts become the broker certificate's SANs (IPs, or
 // DNS names when they do not parse as IPs; localhost is always included).
 func generateTLS(clusterID string, hosts []string, now time.Time) (map[string][]byte, error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := newCA(clusterID, now)
 	if err != nil {
 		return nil, err
 	}
-	notBefore, notAfter := now.Add(-time.Hour), now.Add(10*365*24*time.Hour)
-	caTmpl := &x509.Certificate{
+	bKey, bCert, err := ca.leaf("plimsoll broker", x509.ExtKeyUsageServerAuth, append([]string{"localhost"}, hosts...))
+	if err != nil {
+		return nil, err
+	}
+	cKey, cCert, err := ca.leaf("plimsoll client", x509.ExtKeyUsageClientAuth, nil)
+	if err != nil {
+		return nil, err
+	}
+	broker := append(append(append([]byte{}, bKey...), bCert...), ca.pem...)
+	return map[string][]byte{
+		"ca.pem":         ca.pem,
+		"broker.pem":     broker,
+		"client.pem":     cCert,
+		"client-key.pem": cKey,
+	}, nil
+}
+
+// certAuthority is a throwaway CA: its certificate (also PEM-encoded), its key and the validity
+// it gives the certificates it signs.
+type certAuthority struct {
+	cert                *x509.Certificate
+	key                 *ecdsa.PrivateKey
+	pem                 []byte
+	notBefore, notAfter time.Time
+}
+
+func newCA(clusterID string, now time.Time) (*certAuthority, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	ca := &certAuthority{key: key, notBefore: now.Add(-time.Hour), notAfter: now.Add(10 * 365 * 24 * time.Hour)}
+	tmpl := &x509.Certificate{
 		SerialNumber:          serial(),
 		Subject:               pkix.Name{Organization: []string{"plimsoll"}, CommonName: "plimsoll local CA " + clusterID},
-		NotBefore:             notBefore,
-		NotAfter:              notAfter,
+		NotBefore:             ca.notBefore,
+		NotAfter:              ca.notAfter,
 		IsCA:                  true,
 		BasicConstraintsValid: true,
 		MaxPathLenZero:        true,
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
 	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
 		return nil, err
 	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
+	if ca.cert, err = x509.ParseCertificate(der); err != nil {
 		return nil, err
 	}
-	leaf := func(cn string, usage x509.ExtKeyUsage, hosts []string) (keyPEM, certPEM []byte, err error) {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			return nil, nil, err
-		}
-		tmpl := &x509.Certificate{
-			SerialNumber: serial(),
-			Subject:      pkix.Name{Organization: []string{"plimsoll"}, CommonName: cn},
-			NotBefore:    notBefore,
-			NotAfter:     notAfter,
-			KeyUsage:     x509.KeyUsageDigitalSignature,
-			ExtKeyUsage:  []x509.ExtKeyUsage{usage},
-		}
-		for _, h := range hosts {
-			if ip := net.ParseIP(h); ip != nil {
-				tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
-			} else {
-				tmpl.DNSNames = append(tmpl.DNSNames, h)
-			}
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-		if err != nil {
-			return nil, nil, err
-		}
-		pk, err := x509.MarshalPKCS8PrivateKey(key)
-		if err != nil {
-			return nil, nil, err
-		}
-		return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pk}), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
-	}
-	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
-	bKey, bCert, err := leaf("plimsoll broker", x509.ExtKeyUsageServerAuth, append([]string{"localhost"}, hosts...))
+	ca.pem = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	return ca, nil
+}
+
+// leaf signs a certificate for cn with usage, valid for hosts (IP addresses or DNS names), and
+// returns its PKCS#8 key and the certificate, PEM-encoded.
+func (ca *certAuthority) leaf(cn string, usage x509.ExtKeyUsage, hosts []string) (keyPEM, certPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	cKey, cCert, err := leaf("plimsoll client", x509.ExtKeyUsageClientAuth, nil)
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{Organization: []string{"plimsoll"}, CommonName: cn},
+		NotBefore:    ca.notBefore,
+		NotAfter:     ca.notAfter,
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
+	}
+	for _, h := range hosts {
+		if ip := net.ParseIP(h); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else {
+			tmpl.DNSNames = append(tmpl.DNSNames, h)
+		}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	broker := append(append(append([]byte{}, bKey...), bCert...), caPEM...)
-	return map[string][]byte{
-		"ca.pem":         caPEM,
-		"broker.pem":     broker,
-		"client.pem":     cCert,
-		"client-key.pem": cKey,
-	}, nil
+	pk, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pk}), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
 }
 
 func serial() *big.Int {

@@ -4,16 +4,15 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
-	"flag"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+	goldenfile "github.com/plimsoll/plimsoll/internal/golden"
+)
 
 // fixedState is a 2-broker cluster with fixed ports and paths, so its configs can be golden.
 func fixedState(sec *Security) *State {
@@ -43,20 +42,7 @@ func TestSecurityPropertiesGolden(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := serverProperties(fixedState(tc.sec), fixedState(tc.sec).Brokers[1])
-			path := filepath.Join("testdata", "golden", "server-"+tc.name+".properties")
-			if *update {
-				os.MkdirAll(filepath.Dir(path), 0o755)
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("server.properties differs from %s (go test -update rewrites it):\n%s", path, got)
-			}
+			goldenfile.Check(t, filepath.Join("testdata", "golden", "server-"+tc.name+".properties"), []byte(got))
 		})
 	}
 }

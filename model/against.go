@@ -17,8 +17,11 @@ type Measured struct {
 // Agreement compares one broker's measured network in and out with the model's.
 type Agreement struct {
 	Broker int32 `json:"broker"`
-	// Predicted uses the balanced assignment the model assumes; Corrected uses the broker's
-	// measured share of leader traffic (the producer's partitioner is never perfectly even).
+	// Predicted uses the balanced assignment the model assumes. Corrected uses the broker's
+	// measured share of leader traffic (the producer's partitioner is never perfectly even):
+	// out is that share times (r-1 + groups); in is that share plus the broker's following of
+	// the others' traffic, (r-1)/(N-1) of it, as a uniform placement of replicas has it (exact
+	// for r = N and r = 1). Neither repeats a measured figure, so either can disagree with it.
 	// Network in and out, bytes per second.
 	MeasuredIn   float64 `json:"measured_in_bytes_per_sec"`
 	PredictedIn  float64 `json:"predicted_in_bytes_per_sec"`
@@ -66,7 +69,7 @@ func Against(c Cluster, m []Measured) ([]Agreement, float64, error) {
 	out := make([]Agreement, 0, len(order))
 	for i, b := range order {
 		p := LoadFor(c, t, shares[i])
-		corr := LoadFor(c, t, ShareOf(b.ProduceIn/t, b.ReplicationIn/t))
+		corr := LoadFor(c, t, ShareOf(b.ProduceIn/t, followed(c, b.ProduceIn/t)))
 		a := Agreement{Broker: b.Broker,
 			MeasuredIn: b.ProduceIn + b.ReplicationIn, MeasuredOut: b.ReplicationOut + b.ConsumeOut,
 			PredictedIn: p.NetworkIn, PredictedOut: p.NetworkOut, CorrectedIn: corr.NetworkIn, CorrectedOut: corr.NetworkOut}
@@ -78,6 +81,16 @@ func Against(c Cluster, m []Measured) ([]Agreement, float64, error) {
 	return out, t, nil
 }
 
+// followed is the share of the cluster's produce traffic a broker follows when it leads the
+// share lead: of the traffic the other brokers lead, the fraction (r-1)/(N-1) of their
+// partitions it holds a replica of, placed uniformly.
+func followed(c Cluster, lead float64) float64 {
+	if c.Brokers < 2 {
+		return 0
+	}
+	return float64(c.ReplicationFactor-1) / float64(c.Brokers-1) * (1 - lead)
+}
+
 // relErr is (measured - predicted) / predicted; 0 when both are 0, +Inf when only predicted is.
 func relErr(measured, predicted float64) float64 {
 	if predicted == 0 {
@@ -87,4 +100,14 @@ func relErr(measured, predicted float64) float64 {
 		return math.Inf(1)
 	}
 	return (measured - predicted) / predicted
+}
+
+// MaxErrors is the largest relative error, in or out, over the brokers: with the balanced
+// assignment the model assumes, and with each broker's measured leader share.
+func MaxErrors(ag []Agreement) (balanced, corrected float64) {
+	for _, a := range ag {
+		balanced = math.Max(balanced, math.Max(math.Abs(a.InError), math.Abs(a.OutError)))
+		corrected = math.Max(corrected, math.Max(math.Abs(a.CorrectedInError), math.Abs(a.CorrectedOutError)))
+	}
+	return balanced, corrected
 }

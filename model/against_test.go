@@ -40,6 +40,35 @@ func TestAgainst(t *testing.T) {
 			t.Errorf("corrected prediction should be exact: %+v", a)
 		}
 	}
+	// The corrected prediction of network in is a prediction: followers that do not take the
+	// traffic the leaders send (replication falling behind on broker 3) show as an error there.
+	behind := append([]Measured(nil), skewed...)
+	behind[2].ReplicationIn = 1.5e6
+	ag, _, err = Against(c, behind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (2.4e6 - 3e6) / 3e6; math.Abs(ag[2].CorrectedInError-want) > 1e-9 || ag[0].CorrectedInError != 0 {
+		t.Errorf("broker 3 follows 1.5 of the 2.1 MB/s the others lead: corrected in errors %v, %v; want %v on broker 3 only",
+			ag[0].CorrectedInError, ag[2].CorrectedInError, want)
+	}
+	// With r < N a broker follows (r-1)/(N-1) of what the others lead.
+	c4 := Cluster{Brokers: 4, Partitions: 40, ReplicationFactor: 2}
+	four := []Measured{
+		{Broker: 1, ProduceIn: 1.3e6, ReplicationIn: 0.9e6, ReplicationOut: 1.3e6},
+		{Broker: 2, ProduceIn: 1.0e6, ReplicationIn: 1.0e6, ReplicationOut: 1.0e6},
+		{Broker: 3, ProduceIn: 0.9e6, ReplicationIn: 31e5 / 3, ReplicationOut: 0.9e6},
+		{Broker: 4, ProduceIn: 0.8e6, ReplicationIn: 3.2e6 / 3, ReplicationOut: 0.8e6},
+	}
+	ag, _, err = Against(c4, four)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range ag {
+		if math.Abs(a.CorrectedInError) > 1e-9 || math.Abs(a.CorrectedOutError) > 1e-9 {
+			t.Errorf("r=2 of 4 brokers, uniform placement: %+v", a)
+		}
+	}
 	if _, _, err := Against(c, perfect[:2]); err == nil {
 		t.Error("2 measured brokers for a 3-broker model accepted")
 	}

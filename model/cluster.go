@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/plimsoll/plimsoll/units"
 )
 
 // ErrInput is wrapped by every error about the model's inputs.
@@ -143,19 +145,12 @@ func (c Cluster) validate(needShape bool) error {
 	}
 	if c.Brokers > 0 && c.ReplicationFactor > c.Brokers {
 		return inputErrorf("replication-factor", "%d is more than the number of brokers (%d): Kafka cannot place %d replicas of a partition on %s",
-			c.ReplicationFactor, c.Brokers, c.ReplicationFactor, plural(c.Brokers, "broker"))
+			c.ReplicationFactor, c.Brokers, c.ReplicationFactor, units.Plural(c.Brokers, "broker"))
 	}
 	if c.BrokersDown > 0 && c.BrokersDown >= c.Brokers {
-		return inputErrorf("brokers-down", "%d of %s down leaves none to carry the load: give fewer than the number of brokers", c.BrokersDown, plural(c.Brokers, "broker"))
+		return inputErrorf("brokers-down", "%d of %s down leaves none to carry the load: give fewer than the number of brokers", c.BrokersDown, units.Plural(c.Brokers, "broker"))
 	}
 	return nil
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func (t Traffic) validate() error {

@@ -185,30 +185,43 @@ func shareText(c Cluster, sh Share) (leadSym, leadNum, followSym, followNum stri
 }
 
 func (e *evaluation) traffic() {
-	c, t, r := e.c, e.t, &e.res
-	if w := e.wire; w != nil {
-		r.Cluster.WireBytesPerMessage = num(w.BytesPerMessage)
-		r.Cluster.OverheadBytesPerMessage = num(w.OverheadBytesPerMessage)
-		r.Cluster.RecordsPerBatch = &w.RecordsPerBatch
-		m := e.msg.withDefaults()
-		e.explain("cluster.wire_bytes_per_message", "%s", wireText(w.BytesPerMessage, *w, m))
-		e.explain("cluster.overhead_bytes_per_message", "wire bytes - (key + value)/compression ratio = %.6g - %d/%g",
-			w.BytesPerMessage, m.KeyBytes+m.PayloadBytes, m.CompressionRatio)
-		if w.BatchHeaderBytes == 0 { // legacy, uncompressed: nothing is shared
-			e.explain("cluster.records_per_batch", "floor(batch.size / message) = floor(%d / %.6g), sharing no header", m.BatchSize, w.RecordBytes)
-		} else {
-			e.explain("cluster.records_per_batch", "records that fit in batch.size %d after the %d-byte batch header", m.BatchSize, w.BatchHeaderBytes)
-		}
-	}
+	e.wireCost()
 	if e.msgs > 0 {
-		r.Cluster.MessagesPerSec = num(e.msgs)
+		e.res.Cluster.MessagesPerSec = num(e.msgs)
 		if e.msgsDerived {
-			e.explain("cluster.messages_per_sec", "t / wire bytes = %s / %.6g", units.FormatRate(t), e.wire.BytesPerMessage)
+			e.explain("cluster.messages_per_sec", "t / wire bytes = %s / %.6g", units.FormatRate(e.t), e.wire.BytesPerMessage)
 		}
 	}
-	if t <= 0 {
+	if e.t <= 0 {
 		return
 	}
+	e.clusterLoad()
+	e.utilization(e.busiestBroker())
+}
+
+// wireCost is what a message costs on the wire, when the message is known.
+func (e *evaluation) wireCost() {
+	w, r := e.wire, &e.res
+	if w == nil {
+		return
+	}
+	r.Cluster.WireBytesPerMessage = num(w.BytesPerMessage)
+	r.Cluster.OverheadBytesPerMessage = num(w.OverheadBytesPerMessage)
+	r.Cluster.RecordsPerBatch = &w.RecordsPerBatch
+	m := e.msg.withDefaults()
+	e.explain("cluster.wire_bytes_per_message", "%s", wireText(w.BytesPerMessage, *w, m))
+	e.explain("cluster.overhead_bytes_per_message", "wire bytes - (key + value)/compression ratio = %.6g - %d/%g",
+		w.BytesPerMessage, m.KeyBytes+m.PayloadBytes, m.CompressionRatio)
+	if w.BatchHeaderBytes == 0 { // legacy, uncompressed: nothing is shared
+		e.explain("cluster.records_per_batch", "floor(batch.size / message) = floor(%d / %.6g), sharing no header", m.BatchSize, w.RecordBytes)
+	} else {
+		e.explain("cluster.records_per_batch", "records that fit in batch.size %d after the %d-byte batch header", m.BatchSize, w.BatchHeaderBytes)
+	}
+}
+
+// clusterLoad is the whole cluster's traffic for a produce rate t.
+func (e *evaluation) clusterLoad() {
+	c, t, r := e.c, e.t, &e.res
 	r.Cluster.ProduceBytesPerSec = num(t)
 	if e.msgs > 0 && e.wire != nil && !e.msgsDerived {
 		e.explain("cluster.produce_bytes_per_sec", "messages/s x wire bytes = %s x %.6g", countText(e.msgs), e.wire.BytesPerMessage)
@@ -223,7 +236,11 @@ func (e *evaluation) traffic() {
 	e.explain("cluster.network_out_bytes_per_sec", "(r-1 + G + L) x t = (%d + %d + %d) x %s", c.ReplicationFactor-1, c.ConsumerGroups, c.LaggingConsumerGroups, ft)
 	e.explain("cluster.disk_write_bytes_per_sec", "r x t = %d x %s", c.ReplicationFactor, ft)
 	e.explain("cluster.disk_read_bytes_per_sec", "L x t = %d x %s", c.LaggingConsumerGroups, ft)
+}
 
+// busiestBroker is the load of the broker with the largest share of leaders and followers.
+func (e *evaluation) busiestBroker() Load {
+	c, t := e.c, e.t
 	sh := BusiestShare(c.Brokers, c.Partitions, c.ReplicationFactor)
 	ld := LoadFor(c, t, sh)
 	b := &BrokerLoad{
@@ -232,13 +249,22 @@ func (e *evaluation) traffic() {
 		NetworkInBytesPerSec: round(ld.NetworkIn), NetworkOutBytesPerSec: round(ld.NetworkOut),
 		DiskWriteBytesPerSec: round(ld.DiskWrite), DiskReadBytesPerSec: round(ld.DiskRead),
 	}
-	ls, ln, fs, fn := shareText(c, sh)
 	if c.Partitions > 0 {
 		b.Leaders, b.Followers = &sh.Leaders, &sh.Followers
 		e.explain("busiest_broker.leaders", "ceil(P/N) = ceil(%d/%d)", c.Partitions, c.Brokers)
 		e.explain("busiest_broker.followers", "ceil(P x (r-1)/N) = ceil(%d x %d/%d)", c.Partitions, c.ReplicationFactor-1, c.Brokers)
 	}
-	r.BusiestBroker = b
+	e.res.BusiestBroker = b
+	e.explainBusiest(sh)
+	if c.Partitions > 0 && c.Partitions < c.Brokers {
+		e.note("only %d of the %d brokers lead a partition: the others take no produce traffic", c.Partitions, c.Brokers)
+	}
+	return ld
+}
+
+func (e *evaluation) explainBusiest(sh Share) {
+	c, ft := e.c, units.FormatRate(e.t)
+	ls, ln, fs, fn := shareText(c, sh)
 	e.explain("busiest_broker.produce_in_bytes_per_sec", "t x %s = %s x %s", ls, ft, ln)
 	e.explain("busiest_broker.replication_in_bytes_per_sec", "t x %s = %s x %s", fs, ft, fn)
 	e.explain("busiest_broker.replication_out_bytes_per_sec", "t x %s x (r-1) = %s x %s x %d", ls, ft, ln, c.ReplicationFactor-1)
@@ -247,9 +273,11 @@ func (e *evaluation) traffic() {
 	e.explain("busiest_broker.network_out_bytes_per_sec", "replication out + consume out")
 	e.explain("busiest_broker.disk_write_bytes_per_sec", "network in: it appends what it leads and what it follows")
 	e.explain("busiest_broker.disk_read_bytes_per_sec", "t x %s x L = %s x %s x %d (lagging groups read from disk)", ls, ft, ln, c.LaggingConsumerGroups)
-	if c.Partitions > 0 && c.Partitions < c.Brokers {
-		e.note("only %d of the %d brokers lead a partition: the others take no produce traffic", c.Partitions, c.Brokers)
-	}
+}
+
+// utilization is the busiest broker's load over each capacity given.
+func (e *evaluation) utilization(ld Load) {
+	c, r := e.c, &e.res
 	for _, res := range Resources {
 		capacity := c.Capacity(res)
 		if capacity <= 0 {

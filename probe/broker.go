@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/prometheus/prometheus/model/labels"
 )
 
 // ErrMetrics is wrapped by errors about a broker's metrics endpoint: unreachable, not
@@ -180,9 +182,9 @@ func readBroker(text []byte) (*brokerReading, error) {
 			r.v[m] = Num(v)
 		}
 	}
-	err := parseProm(text, func(name, labels []byte, v float64) {
+	err := parseProm(text, func(name, series []byte, v float64, labels func() labels.Labels) {
 		if m, ok := brokerMetrics[string(name)]; ok {
-			if len(labels) == 0 {
+			if unlabelled(name, series) {
 				r.v[m] = Num(v)
 			}
 			return
@@ -195,27 +197,9 @@ func readBroker(text []byte) (*brokerReading, error) {
 		case gcName:
 			add(mGC, v)
 		case timeName:
-			req, _ := labelValue(labels, "request")
-			q, _ := labelValue(labels, "quantile")
-			k, qi := -1, -1
-			switch req {
-			case "Produce":
-				k = 0
-			case "FetchConsumer":
-				k = 1
-			case "FetchFollower":
-				k = 2
-			}
-			switch q {
-			case "0.50", "0.5":
-				qi = 0
-			case "0.99":
-				qi = 1
-			case "0.999":
-				qi = 2
-			}
-			if k >= 0 && qi >= 0 {
-				r.v[mTimeBase+metric(3*k+qi)] = Num(v)
+			ls := labels()
+			if k := requestTimeSlot(ls.Get("request"), ls.Get("quantile")); k >= 0 {
+				r.v[mTimeBase+metric(k)] = Num(v)
 			}
 		}
 	})
@@ -226,6 +210,32 @@ func readBroker(text []byte) (*brokerReading, error) {
 		return nil, fmt.Errorf("%w: no kafka_server_brokertopicmetrics_bytesinpersec_total: is this the JMX exporter with plimsoll's rules (docs/metrics.md)?", ErrMetrics)
 	}
 	return r, nil
+}
+
+// requestTimeSlot is the index, among the 9 request time values, of a request kind's quantile;
+// -1 for those the probe does not keep.
+func requestTimeSlot(request, quantile string) int {
+	k, qi := -1, -1
+	switch request {
+	case "Produce":
+		k = 0
+	case "FetchConsumer":
+		k = 1
+	case "FetchFollower":
+		k = 2
+	}
+	switch quantile {
+	case "0.50", "0.5":
+		qi = 0
+	case "0.99":
+		qi = 1
+	case "0.999":
+		qi = 2
+	}
+	if k < 0 || qi < 0 {
+		return -1
+	}
+	return 3*k + qi
 }
 
 // diffBroker turns two scrapes into the interval's sample; pools is the number of request

@@ -2,12 +2,20 @@ package probe
 
 import (
 	"bytes"
+	"errors"
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/procfs"
+	"github.com/prometheus/prometheus/model/labels"
 )
 
-// Every parser must reject bad input with an error, never panic, and must not invent values:
-// each Fuzz target seeds with the real files from testdata and some malformed ones.
+// Every reader must reject bad input with an error, never panic, and must not invent values:
+// each Fuzz target seeds with the real files from testdata and some malformed ones. The /proc
+// readers go through procfs, so these fuzz the library as the probe uses it (it panics on some
+// malformed lines; guard turns that into an error).
 
 func seed(f *testing.F, files ...string) {
 	for _, name := range files {
@@ -18,31 +26,40 @@ func seed(f *testing.F, files ...string) {
 	f.Add([]byte("cpu 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\n"))
 }
 
-func FuzzParseStat(f *testing.F) {
+// fuzzTree writes b to path in a fresh proc tree, as the kernel would have written it.
+func fuzzTree(t *testing.T, path string, b []byte) (procfs.FS, string) {
+	return procTree(t, map[string]string{path: string(b)})
+}
+
+func FuzzReadStat(f *testing.F) {
 	seed(f, "proc-a/stat")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, err := parseStat(b)
-		if err == nil && (s.cores < 1 || s.procsRunning < 0) {
+		fs, _ := fuzzTree(t, "stat", b)
+		s, err := readStat(fs)
+		if err == nil && (s.cores < 1 || s.procsRunning < 0 || s.cpu.idle == 0) {
 			t.Errorf("accepted %q as %+v", b, s)
 		}
 	})
 }
 
-func FuzzParseLoadavg(f *testing.F) {
+func FuzzReadLoadavg(f *testing.F) {
 	seed(f, "proc-a/loadavg")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		l, err := parseLoadavg(b)
-		if err == nil && (l.load1 < 0 || math.IsNaN(l.load1)) {
-			t.Errorf("accepted %q as %+v", b, l)
+		fs, _ := fuzzTree(t, "loadavg", b)
+		l, err := readLoad1(fs)
+		if err == nil && (l < 0 || math.IsNaN(l) || math.IsInf(l, 0)) {
+			t.Errorf("accepted %q as %v", b, l)
 		}
 	})
 }
 
-func FuzzParsePIDStat(f *testing.F) {
+func FuzzReadPIDStat(f *testing.F) {
 	seed(f, "proc-a/4242/stat")
 	f.Add([]byte("1 ()) R 1 1 1 0 -1 4194304 10 0 0 0 250 50 0 0 20 0 37 0 12345 1000000 2048 0"))
+	f.Add([]byte("1 (x)"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := parsePIDStat(b)
+		fs, _ := fuzzTree(t, "42/stat", b)
+		p, err := readPIDStat(fs, 42)
 		if err != nil {
 			return
 		}
@@ -53,10 +70,12 @@ func FuzzParsePIDStat(f *testing.F) {
 	})
 }
 
-func FuzzParseNetDev(f *testing.F) {
+func FuzzReadNetDev(f *testing.F) {
 	seed(f, "proc-a/net/dev")
+	f.Add([]byte("h\nh\n  eth0: 1 2 3\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ifs, err := parseNetDev(b)
+		fs, _ := fuzzTree(t, "net/dev", b)
+		ifs, err := readNetDev(fs, 0)
 		for _, i := range ifs {
 			if err == nil && i.name == "" {
 				t.Errorf("an interface without a name from %q", b)
@@ -65,82 +84,83 @@ func FuzzParseNetDev(f *testing.F) {
 	})
 }
 
-func FuzzParseSNMP(f *testing.F) {
-	seed(f, "proc-a/net/snmp")
+func FuzzReadSNMP(f *testing.F) {
+	seed(f, "proc-a/4242/net/snmp")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _ = parseSNMP(b)
+		fs, _ := fuzzTree(t, "42/net/snmp", b)
+		_, _ = readSNMP(fs, 42)
 	})
 }
 
-func FuzzParseDiskstats(f *testing.F) {
+func FuzzReadDiskstats(f *testing.F) {
 	seed(f, "proc-a/diskstats")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ds, err := parseDiskstats(b)
+		_, root := fuzzTree(t, "diskstats", b)
+		ds, err := readDiskstats(blockFS(t, root))
 		if err == nil {
 			_ = wholeDisks(ds)
 		}
 	})
 }
 
-func FuzzParseMeminfo(f *testing.F) {
+func FuzzReadMeminfo(f *testing.F) {
 	seed(f, "proc-a/meminfo")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := parseMeminfo(b)
+		fs, _ := fuzzTree(t, "meminfo", b)
+		m, err := readMeminfo(fs)
 		if err == nil && m.total == 0 {
 			t.Errorf("accepted %q without MemTotal", b)
 		}
 	})
 }
 
-func FuzzParsePressure(f *testing.F) {
+func FuzzReadPressure(f *testing.F) {
 	seed(f, "proc-a/pressure/cpu", "proc-a/pressure/io")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _ = parsePressure(b)
-		_, _ = parseSchedstat(b)
+		fs, _ := procTree(t, map[string]string{"pressure/cpu": string(b), "42/task/42/schedstat": string(b)})
+		_, _ = readPressure(fs, "cpu")
+		_ = taskWaits(fs, 42)
 	})
 }
 
-// FuzzParseProm also checks that every label the parser accepted can be read back by
-// labelValue, and that a scrape's values survive being printed and parsed again.
+// FuzzParseProm checks that a scrape's samples survive being printed and parsed again: same
+// series, same values, and that an error wraps ErrParse.
 func FuzzParseProm(f *testing.F) {
 	f.Add(readTestdata(f, "scrape-a.txt"))
+	f.Add(readTestdata(f, "scrape-broker1.txt"))
 	f.Add([]byte(`a{x="1",y="a\"b\\c\n"} 1 123` + "\n# c\nb NaN\n"))
 	f.Add([]byte("a{} +Inf\r\n"))
 	f.Add([]byte(`a{x="` + "\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		type sample struct {
-			name, labels string
+			name, series string
 			v            float64
 		}
 		var got []sample
-		err := parseProm(b, func(n, l []byte, v float64) {
-			got = append(got, sample{string(n), string(l), v})
-			for _, kv := range bytes.Split(l, []byte(",")) {
-				if k, _, ok := bytes.Cut(kv, []byte("=")); ok && len(k) > 0 && !bytes.ContainsAny(kv, `\"`) {
-					if _, found := labelValue(l, string(bytes.TrimSpace(k))); !found {
-						t.Errorf("label %q accepted but not found in %q", k, l)
-					}
-				}
+		err := parseProm(b, func(n, s []byte, v float64, ls func() labels.Labels) {
+			got = append(got, sample{string(n), string(s), v})
+			if name := strings.TrimLeft(ls().Get(model.MetricNameLabel), " \t"); name != "" && name != string(n) {
+				t.Errorf("series %q: name %q, labels name it %q", s, n, name)
 			}
 		})
 		if err != nil {
+			if !errors.Is(err, ErrParse) {
+				t.Errorf("error %v does not wrap ErrParse", err)
+			}
 			return
 		}
 		var re bytes.Buffer
 		for _, s := range got {
-			re.WriteString(s.name)
-			if s.labels != "" {
-				re.WriteString("{" + s.labels + "}")
-			}
-			re.WriteString(" ")
-			re.WriteString(formatFloat(s.v))
-			re.WriteString("\n")
+			re.WriteString(s.series + " " + formatFloat(s.v) + "\n")
 		}
 		i := 0
-		if err := parseProm(re.Bytes(), func(n, l []byte, v float64) {
+		if err := parseProm(re.Bytes(), func(n, s []byte, v float64, _ func() labels.Labels) {
+			if i >= len(got) {
+				t.Fatalf("reprinted text has more samples than %d", len(got))
+			}
 			w := got[i]
-			if string(n) != w.name || string(l) != w.labels || !(v == w.v || math.IsNaN(v) && math.IsNaN(w.v)) {
-				t.Errorf("reprinted sample %d = %s{%s} %v, want %+v", i, n, l, v, w)
+			if string(n) != w.name || string(s) != w.series || !(v == w.v || math.IsNaN(v) && math.IsNaN(w.v)) {
+				t.Errorf("reprinted sample %d = %s %v, want %+v", i, s, v, w)
 			}
 			i++
 		}); err != nil {

@@ -2,13 +2,13 @@ package probe
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/prometheus/procfs"
+	"github.com/prometheus/procfs/blockdevice"
 )
 
 // HostSample is one interval's view of the host plimsoll runs on (and, for a local cluster,
@@ -65,6 +65,9 @@ type ProcSample struct {
 	// SchedLatencyP99 is the 99th percentile, over this interval, of the time goroutines waited
 	// to be scheduled (Go runtime metric /sched/latencies:seconds), in seconds. plimsoll only.
 	SchedLatencyP99 Num `json:"sched_latency_p99_s"`
+	// SchedLatency is the distribution behind SchedLatencyP99, so that a window's seconds can be
+	// merged (never their percentiles averaged). plimsoll only; nil when not measured.
+	SchedLatency *SchedHist `json:"sched_latency,omitempty"`
 	// NIC is the broker's emulated NIC (eth0 in its own network namespace): bytes received are
 	// its inbound traffic, bytes sent its outbound. Nil on loopback.
 	NIC *IfaceSample `json:"nic,omitempty"`
@@ -115,10 +118,25 @@ type MemorySample struct {
 
 // hostReader reads the host's counters from a proc tree (the real /proc, or testdata).
 type hostReader struct {
-	root    string // "/proc"
+	fs      procfs.FS
+	block   *blockdevice.FS // nil when the sys tree cannot be opened: no disks
 	selfPID int
 	brokers map[int32]int
 	sched   func() schedHist // Go scheduler latency histogram; nil in tests
+}
+
+// newHostReader opens the proc tree at procRoot (and sysRoot, which procfs's block device
+// reader wants to exist) for plimsoll's process selfPID and the local brokers' JVMs.
+func newHostReader(procRoot, sysRoot string, selfPID int, brokers map[int32]int) (*hostReader, error) {
+	fs, err := procfs.NewFS(procRoot)
+	if err != nil {
+		return nil, err
+	}
+	h := &hostReader{fs: fs, selfPID: selfPID, brokers: brokers}
+	if b, err := blockdevice.NewFS(procRoot, sysRoot); err == nil {
+		h.block = &b
+	}
+	return h, nil
 }
 
 // hostReading is one cumulative reading; two of them make a HostSample.
@@ -126,7 +144,7 @@ type hostReading struct {
 	at      time.Time
 	errs    []string
 	stat    *statFile
-	load    *loadAvg
+	load1   *float64
 	psi     [3]*uint64 // cpu, io, memory
 	selfPID int
 	pids    map[int32]int // broker id -> pid
@@ -147,113 +165,89 @@ type hostReading struct {
 
 func (h *hostReader) read(at time.Time) *hostReading {
 	r := &hostReading{at: at, brokers: map[int32]*pidStat{}, brErr: map[int32]string{}, selfPID: h.selfPID, pids: h.brokers}
-	fail := func(err error) { r.errs = append(r.errs, err.Error()) }
-	if b, err := h.file("stat"); err != nil {
-		fail(err)
-	} else if s, err := parseStat(b); err != nil {
-		fail(err)
-	} else {
-		r.stat = &s
+	h.readSystem(r)
+	h.readProcesses(r)
+	return r
+}
+
+// keep stores v in *dst, or records err as one of the reading's failures.
+func keep[T any](r *hostReading, dst **T, v T, err error) {
+	if err != nil {
+		r.errs = append(r.errs, err.Error())
+		return
 	}
-	if b, err := h.file("loadavg"); err != nil {
-		fail(err)
-	} else if l, err := parseLoadavg(b); err != nil {
-		fail(err)
-	} else {
-		r.load = &l
-	}
+	*dst = &v
+}
+
+// readSystem reads the host-wide files: CPU, load, pressure, network, TCP, disks, memory.
+func (h *hostReader) readSystem(r *hostReading) {
+	st, err := readStat(h.fs)
+	keep(r, &r.stat, st, err)
+	l1, err := readLoad1(h.fs)
+	keep(r, &r.load1, l1, err)
 	for i, res := range []string{"cpu", "io", "memory"} {
-		b, err := h.file("pressure/" + res)
+		v, err := readPressure(h.fs, res)
 		if errors.Is(err, os.ErrNotExist) {
 			continue // kernel without PSI: not an error, just missing
 		}
-		if err == nil {
-			var v uint64
-			if v, err = parsePressure(b); err == nil {
-				r.psi[i] = &v
-				continue
-			}
-		}
-		fail(err)
+		keep(r, &r.psi[i], v, err)
 	}
-	if p, err := h.pid(h.selfPID); err != nil {
+	if n, err := readNetDev(h.fs, 0); err != nil {
+		r.errs = append(r.errs, err.Error())
+	} else {
+		r.net = n
+	}
+	tcp, err := readSNMP(h.fs, h.selfPID)
+	keep(r, &r.tcp, tcp, err)
+	if h.block != nil {
+		if d, err := readDiskstats(*h.block); err != nil {
+			r.errs = append(r.errs, err.Error())
+		} else {
+			r.disks = wholeDisks(d)
+		}
+	}
+	m, err := readMeminfo(h.fs)
+	keep(r, &r.mem, m, err)
+}
+
+// readProcesses reads plimsoll's own process and the local brokers' JVMs.
+func (h *hostReader) readProcesses(r *hostReading) {
+	if p, err := readPIDStat(h.fs, h.selfPID); err != nil {
 		r.selfErr = err.Error()
 	} else {
 		r.self = &p
 	}
-	r.wait = h.taskWaits(h.selfPID)
+	r.wait = taskWaits(h.fs, h.selfPID)
 	if h.sched != nil {
 		r.sched = h.sched()
 	}
+	mine, mineOK := netNamespace(h.fs, h.selfPID)
 	for id, pid := range h.brokers {
-		if p, err := h.pid(pid); err != nil {
+		if p, err := readPIDStat(h.fs, pid); err != nil {
 			r.brErr[id] = err.Error()
 		} else {
 			r.brokers[id] = &p
 		}
-		if c, ok := h.nsNIC(pid); ok {
+		if !mineOK {
+			continue
+		}
+		if c, ok := h.nsNIC(pid, mine); ok {
 			if r.brNIC == nil {
 				r.brNIC = map[int32]ifCounters{}
 			}
 			r.brNIC[id] = c
 		}
 	}
-	if b, err := h.file("net/dev"); err != nil {
-		fail(err)
-	} else if n, err := parseNetDev(b); err != nil {
-		fail(err)
-	} else {
-		r.net = n
-	}
-	if b, err := h.file("net/snmp"); err != nil {
-		fail(err)
-	} else if t, err := parseSNMP(b); err != nil {
-		fail(err)
-	} else {
-		r.tcp = &t
-	}
-	if b, err := h.file("diskstats"); err != nil {
-		fail(err)
-	} else if d, err := parseDiskstats(b); err != nil {
-		fail(err)
-	} else {
-		r.disks = wholeDisks(d)
-	}
-	if b, err := h.file("meminfo"); err != nil {
-		fail(err)
-	} else if m, err := parseMeminfo(b); err != nil {
-		fail(err)
-	} else {
-		r.mem = &m
-	}
-	return r
 }
 
-func (h *hostReader) file(name string) ([]byte, error) {
-	return os.ReadFile(filepath.Join(h.root, name))
-}
-
-func (h *hostReader) pid(pid int) (pidStat, error) {
-	b, err := h.file(strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return pidStat{}, fmt.Errorf("process %d: %w", pid, err)
-	}
-	return parsePIDStat(b)
-}
-
-// nsNIC reads eth0 of pid's network namespace when that differs from this process's: the
+// nsNIC reads eth0 of pid's network namespace when that is not mine (this process's): the
 // broker's emulated NIC. Brokers in this namespace (loopback) have none.
-func (h *hostReader) nsNIC(pid int) (ifCounters, bool) {
-	mine, err1 := os.Readlink(filepath.Join(h.root, "self", "ns", "net"))
-	theirs, err2 := os.Readlink(filepath.Join(h.root, strconv.Itoa(pid), "ns", "net"))
-	if err1 != nil || err2 != nil || mine == theirs {
+func (h *hostReader) nsNIC(pid int, mine uint32) (ifCounters, bool) {
+	theirs, ok := netNamespace(h.fs, pid)
+	if !ok || theirs == mine {
 		return ifCounters{}, false
 	}
-	b, err := h.file(strconv.Itoa(pid) + "/net/dev")
-	if err != nil {
-		return ifCounters{}, false
-	}
-	ifs, err := parseNetDev(b)
+	ifs, err := readNetDev(h.fs, pid)
 	if err != nil {
 		return ifCounters{}, false
 	}
@@ -263,31 +257,6 @@ func (h *hostReader) nsNIC(pid int) (ifCounters, bool) {
 		}
 	}
 	return ifCounters{}, false
-}
-
-// taskWaits reads the run-queue wait of each thread of pid; threads come and go, so the
-// difference is taken per thread id.
-func (h *hostReader) taskWaits(pid int) map[int]uint64 {
-	dir := filepath.Join(h.root, strconv.Itoa(pid), "task")
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	w := make(map[int]uint64, len(ents))
-	for _, e := range ents {
-		tid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name(), "schedstat"))
-		if err != nil {
-			continue // the thread exited, or schedstats are off
-		}
-		if v, err := parseSchedstat(b); err == nil {
-			w[tid] = v
-		}
-	}
-	return w
 }
 
 // wholeDisks drops partitions (their I/O is already in the disk's line) and devices that have
@@ -337,8 +306,8 @@ func diffHost(prev, cur *hostReading) *HostSample {
 	if prev.stat != nil && cur.stat != nil {
 		s.CPU = cpuShares(prev.stat.cpu, cur.stat.cpu)
 	}
-	if cur.load != nil {
-		s.Load1 = Num(cur.load.load1)
+	if cur.load1 != nil {
+		s.Load1 = Num(*cur.load1)
 	}
 	for i, dst := range []*Num{&s.CPUPressure, &s.IOPressure, &s.MemoryPressure} {
 		if prev.psi[i] != nil && cur.psi[i] != nil {
@@ -348,27 +317,10 @@ func diffHost(prev, cur *hostReading) *HostSample {
 	s.Self = procSample(prev.self, cur.self, cur.selfErr, dt)
 	s.Self.PID = cur.selfPID
 	s.Self.RunQueueWait = waitRate(prev.wait, cur.wait, dt)
-	s.Self.SchedLatencyP99 = cur.sched.sub(prev.sched).quantile(0.99)
-	if len(cur.brokers)+len(cur.brErr) > 0 {
-		s.Brokers = make(map[int32]ProcSample, len(cur.brokers)+len(cur.brErr))
-		for id, p := range cur.brokers {
-			s.Brokers[id] = procSample(prev.brokers[id], p, "", dt)
-		}
-		for id, e := range cur.brErr {
-			s.Brokers[id] = procSample(nil, nil, e, dt)
-		}
-		for id, b := range s.Brokers {
-			b.PID = cur.pids[id]
-			if c, ok := cur.brNIC[id]; ok {
-				if p, ok := prev.brNIC[id]; ok {
-					if d := diffNet([]ifCounters{p}, []ifCounters{c}, dt); len(d) == 1 {
-						b.NIC = &d[0]
-					}
-				}
-			}
-			s.Brokers[id] = b
-		}
-	}
+	d := cur.sched.sub(prev.sched)
+	s.Self.SchedLatencyP99 = d.quantile(0.99)
+	s.Self.SchedLatency = d.sparse()
+	s.Brokers = diffBrokerProcs(prev, cur, dt)
 	s.Net = diffNet(prev.net, cur.net, dt)
 	s.TCP = TCPSample{Missing, Missing, Missing}
 	if prev.tcp != nil && cur.tcp != nil {
@@ -384,6 +336,32 @@ func diffHost(prev, cur *hostReading) *HostSample {
 		s.Memory = MemorySample{Num(m.total), Num(m.available), Num(m.cached), Num(m.dirty), Num(m.writeback)}
 	}
 	return s
+}
+
+// diffBrokerProcs is each local broker JVM's interval: CPU, state, memory and its emulated NIC.
+func diffBrokerProcs(prev, cur *hostReading, dt float64) map[int32]ProcSample {
+	if len(cur.brokers)+len(cur.brErr) == 0 {
+		return nil
+	}
+	out := make(map[int32]ProcSample, len(cur.brokers)+len(cur.brErr))
+	for id, p := range cur.brokers {
+		out[id] = procSample(prev.brokers[id], p, "", dt)
+	}
+	for id, e := range cur.brErr {
+		out[id] = procSample(nil, nil, e, dt)
+	}
+	for id, b := range out {
+		b.PID = cur.pids[id]
+		c, ok1 := cur.brNIC[id]
+		p, ok2 := prev.brNIC[id]
+		if ok1 && ok2 {
+			if d := diffNet([]ifCounters{p}, []ifCounters{c}, dt); len(d) == 1 {
+				b.NIC = &d[0]
+			}
+		}
+		out[id] = b
+	}
+	return out
 }
 
 func cpuShares(p, c cpuTimes) CPUSample {

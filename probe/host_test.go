@@ -10,11 +10,10 @@ import (
 // TestHostReader reads two real /proc snapshots taken a second apart while a busy loop ran
 // (pid 4242 in testdata) and checks the interval's sample.
 func TestHostReader(t *testing.T) {
-	h := &hostReader{root: "testdata/proc-a", selfPID: 4242, brokers: map[int32]int{1: 4242, 2: 999999}}
+	brokers := map[int32]int{1: 4242, 2: 999999}
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	a := h.read(t0)
-	h.root = "testdata/proc-b"
-	b := h.read(t0.Add(time.Second))
+	a := testHost(t, "testdata/proc-a", brokers).read(t0)
+	b := testHost(t, "testdata/proc-b", brokers).read(t0.Add(time.Second))
 	if len(a.errs)+len(b.errs) > 0 {
 		t.Fatalf("reading errors: %v %v", a.errs, b.errs)
 	}
@@ -65,6 +64,16 @@ func TestHostReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "host-sample.golden.json", append(got, '\n'))
+}
+
+// testHost reads a proc tree in testdata as plimsoll's pid 4242.
+func testHost(t testing.TB, root string, brokers map[int32]int) *hostReader {
+	t.Helper()
+	h, err := newHostReader(root, "testdata", 4242, brokers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 func TestDiffHostRates(t *testing.T) {

@@ -48,6 +48,7 @@ type partKey struct {
 type partState struct {
 	leader int32
 	isr    []int32
+	known  bool // false: the zero value of a partition not seen before
 }
 
 // metaReader issues the Metadata requests. Listing every topic each second would be costly on
@@ -159,42 +160,48 @@ func summarise(resp *kmsg.MetadataResponse, prefix string, prev map[partKey]part
 		}
 		s.Topics++
 		for _, p := range t.Partitions {
-			s.Partitions++
-			// REPLICA_NOT_AVAILABLE only says a replica is offline; the rest is still valid.
-			if p.ErrorCode != 0 && p.ErrorCode != kerr.ReplicaNotAvailable.Code {
-				s.PartitionErrors++
-			}
-			isr := slices.Sorted(slices.Values(p.ISR))
-			incr(&s.ISRSizes, len(isr))
-			if p.Leader < 0 {
-				s.Offline++
-			} else {
-				incr(&s.Leaders, p.Leader)
-			}
-			if len(isr) < len(p.Replicas) {
-				s.UnderReplicated++
-				if p.Leader >= 0 {
-					incr(&s.UnderReplicatedBy, p.Leader)
-				}
-			}
-			for _, r := range p.Replicas {
-				if !slices.Contains(isr, r) {
-					incr(&s.OutOfISR, r)
-				}
-			}
 			k := partKey{name, p.Partition}
-			cur[k] = partState{leader: p.Leader, isr: isr}
-			if old, ok := prev[k]; ok {
-				if !slices.Equal(old.isr, isr) {
-					s.ISRChanges++
-				}
-				if old.leader != p.Leader {
-					s.LeaderChanges++
-				}
-			}
+			cur[k] = s.count(p, prev[k])
 		}
 	}
 	return s, cur
+}
+
+// count adds one partition to the sample, comparing it with its previous state (old.known is
+// false for a partition not seen before), and returns its state now.
+func (s *MetaSample) count(p kmsg.MetadataResponseTopicPartition, old partState) partState {
+	s.Partitions++
+	// REPLICA_NOT_AVAILABLE only says a replica is offline; the rest is still valid.
+	if p.ErrorCode != 0 && p.ErrorCode != kerr.ReplicaNotAvailable.Code {
+		s.PartitionErrors++
+	}
+	isr := slices.Sorted(slices.Values(p.ISR))
+	incr(&s.ISRSizes, len(isr))
+	if p.Leader < 0 {
+		s.Offline++
+	} else {
+		incr(&s.Leaders, p.Leader)
+	}
+	if len(isr) < len(p.Replicas) {
+		s.UnderReplicated++
+		if p.Leader >= 0 {
+			incr(&s.UnderReplicatedBy, p.Leader)
+		}
+	}
+	for _, r := range p.Replicas {
+		if !slices.Contains(isr, r) {
+			incr(&s.OutOfISR, r)
+		}
+	}
+	if old.known {
+		if !slices.Equal(old.isr, isr) {
+			s.ISRChanges++
+		}
+		if old.leader != p.Leader {
+			s.LeaderChanges++
+		}
+	}
+	return partState{leader: p.Leader, isr: isr, known: true}
 }
 
 func incr[K comparable](m *map[K]int, k K) {

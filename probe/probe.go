@@ -17,8 +17,37 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// ErrConfig is wrapped by every error about a Config field.
+// ErrConfig is wrapped by every error about a Config field (a *ConfigError).
 var ErrConfig = errors.New("invalid probe config")
+
+// ConfigError is a Config value the probe cannot work with. It names the Config field, not
+// the command-line flag that may have set it: the command maps one to the other.
+type ConfigError struct {
+	// Field is the Config field: "Interval", "ScrapeTimeout", "NICBytesPerSec",
+	// "DiskWriteBytesPerSec", "HandlerPools", "HandlerPoolsByBroker", "BrokerPIDs" or
+	// "Target.MetricsURLs".
+	Field string
+	// Broker is the map key of a per-broker field (PerBroker true).
+	Broker    int32
+	PerBroker bool
+	Value     any
+	// Want says what would be accepted.
+	Want string
+}
+
+func (e *ConfigError) Error() string {
+	field := e.Field
+	if e.PerBroker {
+		field = fmt.Sprintf("%s[%d]", e.Field, e.Broker)
+	}
+	if s, ok := e.Value.(string); ok {
+		return fmt.Sprintf("%v: %s %q: want %s", ErrConfig, field, s, e.Want)
+	}
+	return fmt.Sprintf("%v: %s %v: want %s", ErrConfig, field, e.Value, e.Want)
+}
+
+// Unwrap makes errors.Is(err, ErrConfig) hold.
+func (e *ConfigError) Unwrap() error { return ErrConfig }
 
 // ErrMetadata is wrapped when Start cannot read the cluster's metadata (unreachable
 // bootstrap servers, refused authentication).
@@ -41,12 +70,12 @@ type Config struct {
 	// own topics). Empty: brokers and controller only.
 	TopicPrefix string
 	// NICBytesPerSec is each broker's (and the client host's) network capacity per direction,
-	// as --nic gives it; 0 means unknown (the client host's link speed is read from
+	// bytes/s; 0 means unknown (the client host's link speed is read from
 	// /sys/class/net when it reports one).
 	NICBytesPerSec float64
 	// NICByBroker overrides NICBytesPerSec for single brokers (an emulated link shaped slower).
 	NICByBroker map[int32]float64
-	// DiskWriteBytesPerSec is each broker's disk write capacity (--disk-write); 0 = unknown.
+	// DiskWriteBytesPerSec is each broker's disk write capacity, bytes/s; 0 = unknown.
 	DiskWriteBytesPerSec float64
 	// HandlerPools is how many request-handler pools mark each broker's
 	// RequestHandlerAvgIdlePercent meter: 2 on combined broker+controller (KRaft) nodes, 1 on
@@ -64,23 +93,8 @@ func (c *Config) defaults() error {
 	if c.Interval == 0 {
 		c.Interval = time.Second
 	}
-	if c.Interval < 100*time.Millisecond {
-		return fmt.Errorf("%w: Interval %v is below 100ms; observe at most ten times a second", ErrConfig, c.Interval)
-	}
 	if c.ScrapeTimeout == 0 {
 		c.ScrapeTimeout = 10 * time.Second
-	}
-	if c.ScrapeTimeout < c.Interval {
-		return fmt.Errorf("%w: ScrapeTimeout %v is shorter than Interval %v; a scrape may span intervals but must be allowed one", ErrConfig, c.ScrapeTimeout, c.Interval)
-	}
-	if c.NICBytesPerSec < 0 {
-		return fmt.Errorf("%w: --nic %v is negative; give a rate such as 1Gbit/s, or leave it out", ErrConfig, c.NICBytesPerSec)
-	}
-	if c.DiskWriteBytesPerSec < 0 {
-		return fmt.Errorf("%w: --disk-write %v is negative; give a rate such as 500MB/s, or leave it out", ErrConfig, c.DiskWriteBytesPerSec)
-	}
-	if c.HandlerPools < 0 || c.HandlerPools > 2 {
-		return fmt.Errorf("%w: HandlerPools %d must be 1 (broker-only nodes) or 2 (combined broker+controller nodes)", ErrConfig, c.HandlerPools)
 	}
 	if c.HandlerPools == 0 {
 		c.HandlerPools = 1
@@ -88,27 +102,48 @@ func (c *Config) defaults() error {
 			c.HandlerPools = 2
 		}
 	}
-	for id, n := range c.HandlerPoolsByBroker {
-		if n < 1 || n > 2 {
-			return fmt.Errorf("%w: HandlerPoolsByBroker[%d] = %d must be 1 or 2", ErrConfig, id, n)
-		}
-	}
-	for id, u := range c.Target.MetricsURLs {
-		p, err := url.Parse(u)
-		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return fmt.Errorf("%w: --metrics-url for broker %d is %q; want http://HOST:PORT/metrics", ErrConfig, id, u)
-		}
-	}
-	for id, pid := range c.BrokerPIDs {
-		if pid <= 0 {
-			return fmt.Errorf("%w: BrokerPIDs[%d] = %d is not a process id", ErrConfig, id, pid)
-		}
-	}
 	if c.ProcRoot == "" {
 		c.ProcRoot = "/proc"
 	}
 	if c.SysRoot == "" {
 		c.SysRoot = "/sys"
+	}
+	return c.check()
+}
+
+// check returns the first value the probe cannot work with, as a *ConfigError.
+func (c *Config) check() error {
+	bad := func(field string, v any, want string) error { return &ConfigError{Field: field, Value: v, Want: want} }
+	perBroker := func(field string, id int32, v any, want string) error {
+		return &ConfigError{Field: field, Broker: id, PerBroker: true, Value: v, Want: want}
+	}
+	switch {
+	case c.Interval < 100*time.Millisecond:
+		return bad("Interval", c.Interval, "at least 100ms: observe at most ten times a second")
+	case c.ScrapeTimeout < c.Interval:
+		return bad("ScrapeTimeout", c.ScrapeTimeout, fmt.Sprintf("at least Interval (%v): a scrape may span intervals but must be allowed one", c.Interval))
+	case c.NICBytesPerSec < 0:
+		return bad("NICBytesPerSec", c.NICBytesPerSec, "a capacity above 0, or 0 for unknown")
+	case c.DiskWriteBytesPerSec < 0:
+		return bad("DiskWriteBytesPerSec", c.DiskWriteBytesPerSec, "a capacity above 0, or 0 for unknown")
+	case c.HandlerPools < 1 || c.HandlerPools > 2:
+		return bad("HandlerPools", c.HandlerPools, "1 (broker-only nodes) or 2 (combined broker+controller nodes)")
+	}
+	for id, n := range c.HandlerPoolsByBroker {
+		if n < 1 || n > 2 {
+			return perBroker("HandlerPoolsByBroker", id, n, "1 or 2")
+		}
+	}
+	for id, u := range c.Target.MetricsURLs {
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return perBroker("Target.MetricsURLs", id, u, "http://HOST:PORT/metrics")
+		}
+	}
+	for id, pid := range c.BrokerPIDs {
+		if pid <= 0 {
+			return perBroker("BrokerPIDs", id, pid, "a process id")
+		}
 	}
 	return nil
 }
@@ -141,7 +176,7 @@ type Probe struct {
 }
 
 // Start checks the config, takes a first reading of every source (failing when a metrics
-// endpoint or the cluster does not answer, so a wrong --metrics-url is caught before a run),
+// endpoint or the cluster does not answer, so a wrong endpoint is caught before a run),
 // and then observes every Interval in a goroutine until Stop or ctx ends.
 func Start(ctx context.Context, cfg Config) (*Probe, error) {
 	if err := cfg.defaults(); err != nil {
@@ -155,6 +190,25 @@ func Start(ctx context.Context, cfg Config) (*Probe, error) {
 	if err != nil {
 		return nil, fmt.Errorf("probe: Kafka client: %w", err)
 	}
+	p := newProbe(cfg, cl)
+	first := time.Now()
+	if err := p.baseline(ctx, first); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	// The caller's ctx bounds the probe as well as Stop does.
+	lctx, lcancel := context.WithCancel(ctx)
+	p.cancel = lcancel
+	go func() {
+		defer close(p.done)
+		p.loop(lctx, first)
+	}()
+	return p, nil
+}
+
+// newProbe sets up the sources: a scraper per metrics endpoint, the metadata reader and, where
+// /proc is readable, the host.
+func newProbe(cfg Config, cl *kgo.Client) *Probe {
 	p := &Probe{
 		cfg:    cfg,
 		brPrev: map[int32]*brokerReading{},
@@ -179,59 +233,53 @@ func Start(ctx context.Context, cfg Config) (*Probe, error) {
 		p.series.HandlerPools[id] = cfg.pools(id)
 	}
 	slices.SortFunc(p.scrapers, func(a, b *scraper) int { return int(a.id - b.id) })
-	if _, err := os.Stat(cfg.ProcRoot + "/stat"); err == nil {
-		p.host = &hostReader{root: cfg.ProcRoot, selfPID: os.Getpid(), brokers: cfg.BrokerPIDs, sched: readSched}
+	if h, err := newHostReader(cfg.ProcRoot, cfg.SysRoot, os.Getpid(), cfg.BrokerPIDs); err == nil && fileExists(cfg.ProcRoot+"/stat") {
+		h.sched = readSched
+		p.host = h
 		p.series.NICSpeeds = nicSpeeds(cfg.SysRoot)
 	} else {
 		p.series.Notes = append(p.series.Notes, "no host observations: "+cfg.ProcRoot+"/stat is not readable (Linux only)")
 	}
+	return p
+}
 
-	// The first reading is the baseline for the first interval's rates; it must succeed for
-	// every endpoint, and metadata must answer, or the run would measure nothing.
+// baseline takes the first reading of every source, the baseline for the first interval's
+// rates; it must succeed for every endpoint, and metadata must answer, or the run would measure
+// nothing.
+func (p *Probe) baseline(ctx context.Context, at time.Time) error {
 	bctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	first := time.Now()
 	var errs []error
 	var mu sync.Mutex
+	fail := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		errs = append(errs, err)
+	}
 	var wg sync.WaitGroup
 	for _, s := range p.scrapers {
 		wg.Go(func() {
 			r, err := s.scrape(bctx)
-			mu.Lock()
-			defer mu.Unlock()
 			if err != nil {
-				errs = append(errs, fmt.Errorf("broker %d: %w", s.id, err))
+				fail(fmt.Errorf("broker %d: %w", s.id, err))
 				return
 			}
+			mu.Lock()
+			defer mu.Unlock()
 			p.brPrev[s.id] = r
 		})
 	}
 	wg.Go(func() {
-		m := p.meta.read(bctx)
-		if m.Err != "" {
-			mu.Lock()
-			errs = append(errs, fmt.Errorf("%w from %s: %s (check --bootstrap and the TLS/SASL settings)",
-				ErrMetadata, strings.Join(cfg.Target.Bootstrap, ","), m.Err))
-			mu.Unlock()
+		if m := p.meta.read(bctx); m.Err != "" {
+			fail(fmt.Errorf("%w from %s: %s", ErrMetadata, strings.Join(p.cfg.Target.Bootstrap, ","), m.Err))
 		}
 	})
 	if p.host != nil {
-		p.hostPrev = p.host.read(first)
+		p.hostPrev = p.host.read(at)
 		p.series.Cores = coresOf(p.hostPrev)
 	}
 	wg.Wait()
-	if len(errs) > 0 {
-		cl.Close()
-		return nil, errors.Join(errs...)
-	}
-	// The caller's ctx bounds the probe as well as Stop does.
-	lctx, lcancel := context.WithCancel(ctx)
-	p.cancel = lcancel
-	go func() {
-		defer close(p.done)
-		p.loop(lctx, first)
-	}()
-	return p, nil
+	return errors.Join(errs...)
 }
 
 func coresOf(r *hostReading) int {
@@ -277,43 +325,13 @@ func (p *Probe) observe(ctx context.Context, prev, now time.Time) (Sample, bool)
 	}
 	for _, sc := range p.scrapers {
 		wg.Go(func() {
-			res, done := sc.pending.poll(ctx, deadline, func() scrapeResult {
-				c, cancel := context.WithTimeout(ctx, p.cfg.ScrapeTimeout)
-				defer cancel()
-				r, err := sc.scrape(c)
-				return scrapeResult{r, err}
-			})
-			var b *BrokerSample
-			switch {
-			case !done:
-				b = missingBroker(fmt.Sprintf("scrape of %s still running after %v", sc.url, time.Since(sc.pending.started).Round(time.Millisecond)))
-			case res.err != nil:
-				b = missingBroker(res.err.Error())
-			}
+			b := p.observeBroker(ctx, sc, deadline, &mu)
 			mu.Lock()
 			defer mu.Unlock()
-			if done && res.err == nil {
-				if old := p.brPrev[sc.id]; old != nil {
-					b = diffBroker(old, res.r, sc.pools)
-				} else {
-					b = missingBroker("first reading: rates start with the next")
-				}
-				p.brPrev[sc.id] = res.r
-			}
 			s.Brokers[sc.id] = b
 		})
 	}
-	wg.Go(func() {
-		m, done := p.metaPending.poll(ctx, deadline, func() *MetaSample {
-			c, cancel := context.WithTimeout(ctx, p.cfg.ScrapeTimeout)
-			defer cancel()
-			return p.meta.read(c)
-		})
-		if !done {
-			m = &MetaSample{Controller: -1, Err: fmt.Sprintf("metadata request still running after %v", time.Since(p.metaPending.started).Round(time.Millisecond))}
-		}
-		s.Meta = m
-	})
+	wg.Go(func() { s.Meta = p.observeMeta(ctx, deadline) })
 	if p.host != nil {
 		cur := p.host.read(time.Now())
 		s.Host = diffHost(p.hostPrev, cur)
@@ -324,6 +342,44 @@ func (p *Probe) observe(ctx context.Context, prev, now time.Time) (Sample, bool)
 		return s, false
 	}
 	return s, true
+}
+
+// observeBroker is one broker's sample for the interval: its rates against the previous good
+// scrape, or missing with the reason. mu guards brPrev.
+func (p *Probe) observeBroker(ctx context.Context, sc *scraper, deadline time.Time, mu *sync.Mutex) *BrokerSample {
+	res, done := sc.pending.poll(ctx, deadline, func() scrapeResult {
+		c, cancel := context.WithTimeout(ctx, p.cfg.ScrapeTimeout)
+		defer cancel()
+		r, err := sc.scrape(c)
+		return scrapeResult{r, err}
+	})
+	switch {
+	case !done:
+		return missingBroker(fmt.Sprintf("scrape of %s still running after %v", sc.url, time.Since(sc.pending.started).Round(time.Millisecond)))
+	case res.err != nil:
+		return missingBroker(res.err.Error())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	old := p.brPrev[sc.id]
+	p.brPrev[sc.id] = res.r
+	if old == nil {
+		return missingBroker("first reading: rates start with the next")
+	}
+	return diffBroker(old, res.r, sc.pools)
+}
+
+// observeMeta is the interval's metadata, or its error when the request outlasts the deadline.
+func (p *Probe) observeMeta(ctx context.Context, deadline time.Time) *MetaSample {
+	m, done := p.metaPending.poll(ctx, deadline, func() *MetaSample {
+		c, cancel := context.WithTimeout(ctx, p.cfg.ScrapeTimeout)
+		defer cancel()
+		return p.meta.read(c)
+	})
+	if !done {
+		return &MetaSample{Controller: -1, Err: fmt.Sprintf("metadata request still running after %v", time.Since(p.metaPending.started).Round(time.Millisecond))}
+	}
+	return m
 }
 
 func missingBroker(err string) *BrokerSample {
@@ -390,4 +446,9 @@ func (p *Probe) Stop() *Series {
 		p.cl.Close()
 	})
 	return p.Snapshot()
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

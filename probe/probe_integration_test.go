@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	goldenfile "github.com/plimsoll/plimsoll/internal/golden"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -111,7 +112,7 @@ func createTopic(t *testing.T, topic string) {
 
 // record writes a real series to testdata for the unit tests' golden files (with -update).
 func record(t *testing.T, s *Series, name string) {
-	if !*update {
+	if !goldenfile.Update() {
 		return
 	}
 	b, err := json.Marshal(s)
@@ -185,7 +186,6 @@ func TestProbeRealCluster(t *testing.T) {
 		}
 		t.Logf("broker %d: bytes in %.0f B/s, handler idle %.3f, JVM CPU %.2f cores", id, bytesIn/float64(n), idle/float64(n), cpu/float64(n))
 	}
-	t.Logf("\n%s", w.USE())
 }
 
 // A paused follower (SIGSTOP) leaves the ISR: the metadata names it, the leaders count ISR
@@ -246,5 +246,4 @@ func TestProbePausedBroker(t *testing.T) {
 		t.Errorf("pausing broker 3: %d intervals without its metrics, %d with it out of the ISR, %d with ISR shrinks or expands, process seen stopped %v; want all",
 			missing, outOfISR, isrEvents, stopped)
 	}
-	t.Logf("\n%s", s.USE())
 }

@@ -7,7 +7,9 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,9 +23,11 @@ import (
 type exporter struct {
 	start time.Time
 	calls atomic.Int64
-	// fail and slow pick calls (1-based) that answer HTTP 500 or take slowFor.
+	// fail and slow pick calls (1-based) that answer HTTP 500, or wait until hold is closed
+	// (or the request is abandoned) before answering.
 	fail, slow func(n int64) bool
-	slowFor    time.Duration
+	hold       chan struct{}
+	release    func()
 }
 
 func (e *exporter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -33,7 +37,11 @@ func (e *exporter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if e.slow != nil && e.slow(n) {
-		time.Sleep(e.slowFor)
+		select {
+		case <-e.hold:
+		case <-r.Context().Done():
+			return
+		}
 	}
 	sec := time.Since(e.start).Seconds()
 	fmt.Fprintf(w, "# TYPE kafka_server_brokertopicmetrics_bytesinpersec_total counter\n")
@@ -46,9 +54,24 @@ func (e *exporter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func newExporter(t *testing.T, e *exporter) string {
 	e.start = time.Now()
+	e.hold = make(chan struct{})
+	e.release = sync.OnceFunc(func() { close(e.hold) })
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
+	t.Cleanup(e.release) // before srv.Close, which waits for held requests
 	return srv.URL + "/metrics"
+}
+
+// waitFor polls cond until it holds, failing the test after limit.
+func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, limit)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func fakeCluster(t *testing.T) []string {
@@ -63,7 +86,7 @@ func fakeCluster(t *testing.T) []string {
 func TestProbeStartStop(t *testing.T) {
 	steady := &exporter{}
 	flaky := &exporter{fail: func(n int64) bool { return n == 3 || n == 4 }}
-	slow := &exporter{slow: func(n int64) bool { return n == 3 }, slowFor: 250 * time.Millisecond}
+	slow := &exporter{slow: func(n int64) bool { return n == 3 }}
 	cfg := Config{
 		Target: target.Target{Bootstrap: fakeCluster(t), MetricsURLs: map[int32]string{
 			1: newExporter(t, steady), 2: newExporter(t, flaky), 3: newExporter(t, slow)}},
@@ -75,13 +98,21 @@ func TestProbeStartStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	// Broker 3's second scrape answers only once an observation has recorded it as still
+	// running; the probe then goes on until it has 7 samples.
+	waitFor(t, 10*time.Second, "broker 3's held scrape recorded as still running", func() bool {
+		return slices.ContainsFunc(p.Snapshot().Samples, func(x Sample) bool {
+			return strings.Contains(x.Brokers[3].Err, "still running")
+		})
+	})
+	slow.release()
+	waitFor(t, 10*time.Second, "7 samples", func() bool { return len(p.Snapshot().Samples) >= 7 })
 	s := p.Stop()
 	if again := p.Stop(); len(again.Samples) != len(s.Samples) {
 		t.Errorf("a second Stop returned %d samples, the first %d", len(again.Samples), len(s.Samples))
 	}
-	if len(s.Samples) < 5 {
-		t.Fatalf("%d samples in 1.5 s at 200 ms, want at least 5", len(s.Samples))
+	if len(s.Samples) < 7 {
+		t.Fatalf("%d samples, want at least 7", len(s.Samples))
 	}
 	near := func(what string, got Num, want, tol float64) {
 		t.Helper()
@@ -134,7 +165,7 @@ func TestProbeStartStop(t *testing.T) {
 	}
 	near("broker 3 bytes over its intervals ÷ their span", Num(slowBytes/slowSpan), 1e6, 0.05)
 	if late < 1 {
-		t.Errorf("a 250 ms scrape at a 200 ms interval was never late")
+		t.Errorf("a scrape held past the interval was never late")
 	}
 	if s.GOMAXPROCS < 1 || s.Cores < 1 || s.HandlerPools[1] != 2 {
 		t.Errorf("series settings %+v", s)
@@ -147,13 +178,16 @@ func TestProbeContextEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(350 * time.Millisecond)
+	waitFor(t, 10*time.Second, "2 samples", func() bool { return len(p.Snapshot().Samples) >= 2 })
 	cancel()
-	time.Sleep(250 * time.Millisecond)
+	select {
+	case <-p.done: // the observing goroutine returned by itself
+	case <-time.After(10 * time.Second):
+		t.Fatal("the probe still observes 10 s after its context ended")
+	}
 	n := len(p.Snapshot().Samples)
-	time.Sleep(250 * time.Millisecond)
 	if m := len(p.Stop().Samples); m != n || n < 2 {
-		t.Errorf("after the context ended: %d samples, later %d; want the probe stopped with at least 2", n, m)
+		t.Errorf("after the context ended: %d samples, then %d from Stop; want the probe stopped with at least 2", n, m)
 	}
 }
 
@@ -171,14 +205,14 @@ func TestStartErrors(t *testing.T) {
 		is   error
 		says string
 	}{
-		{"interval too short", Config{Interval: time.Millisecond}, ErrConfig, "Interval"},
-		{"negative nic", Config{NICBytesPerSec: -1}, ErrConfig, "--nic"},
-		{"negative disk", Config{DiskWriteBytesPerSec: -5}, ErrConfig, "--disk-write"},
-		{"three pools", Config{HandlerPools: 3}, ErrConfig, "HandlerPools"},
-		{"pool override", Config{HandlerPoolsByBroker: map[int32]int{2: 0}}, ErrConfig, "HandlerPoolsByBroker[2]"},
-		{"bad pid", Config{BrokerPIDs: map[int32]int{1: -4}}, ErrConfig, "BrokerPIDs[1]"},
-		{"timeout below interval", Config{Interval: time.Second, ScrapeTimeout: 500 * time.Millisecond}, ErrConfig, "ScrapeTimeout"},
-		{"metrics url without scheme", Config{Target: target.Target{MetricsURLs: map[int32]string{2: "localhost:9404"}}}, ErrConfig, "--metrics-url for broker 2"},
+		{"interval too short", Config{Interval: time.Millisecond}, ErrConfig, "Interval 1ms: want at least 100ms"},
+		{"negative nic", Config{NICBytesPerSec: -1}, ErrConfig, "NICBytesPerSec -1"},
+		{"negative disk", Config{DiskWriteBytesPerSec: -5}, ErrConfig, "DiskWriteBytesPerSec -5"},
+		{"three pools", Config{HandlerPools: 3}, ErrConfig, "HandlerPools 3"},
+		{"pool override", Config{HandlerPoolsByBroker: map[int32]int{2: 0}}, ErrConfig, "HandlerPoolsByBroker[2] 0"},
+		{"bad pid", Config{BrokerPIDs: map[int32]int{1: -4}}, ErrConfig, "BrokerPIDs[1] -4"},
+		{"timeout below interval", Config{Interval: time.Second, ScrapeTimeout: 500 * time.Millisecond}, ErrConfig, "ScrapeTimeout 500ms"},
+		{"metrics url without scheme", Config{Target: target.Target{MetricsURLs: map[int32]string{2: "localhost:9404"}}}, ErrConfig, `Target.MetricsURLs[2] "localhost:9404": want http://HOST:PORT/metrics`},
 		{"no bootstrap", Config{}, target.ErrInvalid, "bootstrap"},
 		{"endpoint refuses", Config{Target: target.Target{MetricsURLs: map[int32]string{1: closed.URL}}}, ErrMetrics, "broker 1"},
 		{"not a kafka exporter", Config{Target: target.Target{MetricsURLs: map[int32]string{3: notKafka.URL}}}, ErrMetrics, "docs/metrics.md"},
@@ -195,6 +229,10 @@ func TestStartErrors(t *testing.T) {
 			}
 			if !errors.Is(err, c.is) || !strings.Contains(err.Error(), c.says) {
 				t.Errorf("error %q, want %v mentioning %q", err, c.is, c.says)
+			}
+			var ce *ConfigError
+			if errors.As(err, &ce) != (c.is == ErrConfig) || strings.Contains(err.Error(), "--") {
+				t.Errorf("error %q: a *ConfigError %v, want %v, naming no flag", err, ce != nil, c.is == ErrConfig)
 			}
 		})
 	}

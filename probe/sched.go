@@ -1,8 +1,10 @@
 package probe
 
 import (
+	"cmp"
 	"math"
 	"runtime/metrics"
+	"slices"
 )
 
 // schedHist is a copy of the Go runtime's cumulative goroutine scheduling latency histogram.
@@ -61,6 +63,82 @@ func (h schedHist) quantile(q float64) Num {
 				hi = h.buckets[i]
 			}
 			return Num(math.Max(hi, 0))
+		}
+	}
+	return Missing
+}
+
+// SchedHist is a distribution of goroutine scheduling latencies over an interval: the runtime's
+// buckets that held any, each with its bounds in seconds. Histograms of several intervals merge
+// exactly (Merge), so a window's percentile comes from all its latencies.
+type SchedHist struct {
+	Buckets []SchedBucket `json:"buckets"`
+}
+
+// SchedBucket is one bucket of a SchedHist: N latencies in [Lo, Hi) seconds. The runtime's last
+// bucket is open; it is stored with Hi = Lo.
+type SchedBucket struct {
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+	N  uint64  `json:"n"`
+}
+
+// sparse is h's non-empty buckets; nil when h is empty.
+func (h schedHist) sparse() *SchedHist {
+	if len(h.buckets) != len(h.counts)+1 {
+		return nil
+	}
+	var s SchedHist
+	for i, c := range h.counts {
+		if c == 0 {
+			continue
+		}
+		lo, hi := h.buckets[i], h.buckets[i+1]
+		if math.IsInf(hi, 1) {
+			hi = lo
+		}
+		s.Buckets = append(s.Buckets, SchedBucket{Lo: math.Max(lo, 0), Hi: hi, N: c})
+	}
+	if len(s.Buckets) == 0 {
+		return nil
+	}
+	return &s
+}
+
+// MergeSched merges the histograms of several intervals: the counts of equal buckets add up.
+func MergeSched(hs ...*SchedHist) SchedHist {
+	by := map[[2]float64]uint64{}
+	for _, h := range hs {
+		if h == nil {
+			continue
+		}
+		for _, b := range h.Buckets {
+			by[[2]float64{b.Lo, b.Hi}] += b.N
+		}
+	}
+	var out SchedHist
+	for k, n := range by {
+		out.Buckets = append(out.Buckets, SchedBucket{Lo: k[0], Hi: k[1], N: n})
+	}
+	slices.SortFunc(out.Buckets, func(a, b SchedBucket) int { return cmp.Compare(a.Lo, b.Lo) })
+	return out
+}
+
+// Quantile is the upper bound of the bucket holding quantile q, seconds; Missing when empty.
+func (h SchedHist) Quantile(q float64) Num {
+	var total uint64
+	for _, b := range h.Buckets {
+		total += b.N
+	}
+	if total == 0 {
+		return Missing
+	}
+	rank := uint64(math.Ceil(q * float64(total)))
+	var seen uint64
+	for _, b := range h.Buckets {
+		seen += b.N
+		if seen >= rank {
+			return Num(b.Hi)
 		}
 	}
 	return Missing

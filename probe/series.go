@@ -1,12 +1,10 @@
 package probe
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/prometheus/procfs/sysfs"
 )
 
 // Sample is one interval's observations, (Start, Time]. Each part is nil when it was not
@@ -87,27 +85,27 @@ func (s *Series) BrokerIDs() []int32 {
 	return ids
 }
 
-// nicSpeeds reads the link speed (Mbit/s) of each interface that reports one; virtual
-// interfaces report -1 or nothing and are left out.
+// nicSpeeds reads the link speed (Mbit/s, /sys/class/net/IF/speed) of each interface that
+// reports one; virtual interfaces report -1 or nothing and are left out.
 func nicSpeeds(sys string) map[string]float64 {
-	ents, err := os.ReadDir(filepath.Join(sys, "class", "net"))
+	fs, err := sysfs.NewFS(sys)
+	if err != nil {
+		return nil
+	}
+	names, err := fs.NetClassDevices()
 	if err != nil {
 		return nil
 	}
 	var out map[string]float64
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(sys, "class", "net", e.Name(), "speed"))
-		if err != nil {
-			continue
-		}
-		mbit, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil || mbit <= 0 {
+	for _, name := range names {
+		nc, err := fs.NetClassByIface(name)
+		if err != nil || nc.Speed == nil || *nc.Speed <= 0 {
 			continue
 		}
 		if out == nil {
 			out = map[string]float64{}
 		}
-		out[e.Name()] = float64(mbit) * 1e6 / 8
+		out[name] = float64(*nc.Speed) * 1e6 / 8
 	}
 	return out
 }

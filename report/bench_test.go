@@ -6,7 +6,7 @@ import (
 )
 
 func BenchmarkWriteHTML(b *testing.B) {
-	d := fullData()
+	d := fullSearch()
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := WriteHTML(io.Discard, d); err != nil {
@@ -16,7 +16,7 @@ func BenchmarkWriteHTML(b *testing.B) {
 }
 
 func BenchmarkText(b *testing.B) {
-	d := fullData()
+	d := fullSearch()
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := Text(io.Discard, d); err != nil {
@@ -26,7 +26,7 @@ func BenchmarkText(b *testing.B) {
 }
 
 func BenchmarkBoundaryPNG(b *testing.B) {
-	d := fullData()
+	d := fullSearch()
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := BoundaryPNG(io.Discard, d); err != nil {

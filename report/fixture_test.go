@@ -1,106 +1,158 @@
 package report
 
-import "time"
+import (
+	"time"
 
-// fullData is a co-located search on a 2-core host, 3 brokers, rf 3, four sizes: 100 B is
-// client-bound, the others bracket the limit. It uses every field of Data.
-func fullData() Data {
-	lat := func(p50, p99 float64) map[string]Percentiles {
-		return map[string]Percentiles{
-			LatencyPublish:       {P50: p50, P90: p50 * 1.8, P99: p99, P999: p99 * 1.9, Max: p99 * 3.1},
-			LatencyEndToEnd:      {P50: p50 * 1.4, P90: p50 * 2.5, P99: p99 * 1.3, P999: p99 * 2.4, Max: p99 * 3.6},
-			LatencyScheduleDelay: {P50: 0.01, P90: 0.02, P99: 0.08, P999: 0.4, Max: 2.1},
-		}
-	}
-	use := func(cpu, queue string) *UseTable {
-		return &UseTable{Rows: []UseRow{
-			{Resource: "host cpu", Utilisation: cpu, Saturation: "run queue " + queue, Errors: "0"},
-			{Resource: "broker 1 request handlers", Utilisation: "41%", Saturation: "request queue 0.4", Errors: "0"},
-			{Resource: "broker 2 network in", Utilisation: "3.1%", Saturation: "-", Errors: "0 drops"},
-			{Resource: "ISR", Utilisation: "-", Saturation: "0 under-replicated", Errors: "0 shrinks"},
-		}}
-	}
-	return Data{
-		Title:     "plimsoll limit: demo cluster",
-		Generated: time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC),
-		Command:   "plimsoll limit --sizes 100,1000,10000,100000 --out results/demo",
-		Brokers:   3,
-		Config: []KV{
-			{Key: "Kafka version", Value: "4.1.0"}, {Key: "acks", Value: "all"}, {Key: "linger.ms", Value: "5"},
-			{Key: "batch.size", Value: "65536"}, {Key: "compression.type", Value: "none"},
-			{Key: "replication factor", Value: "3"}, {Key: "min.insync.replicas", Value: "2"},
-			{Key: "partitions", Value: "30"}, {Key: "consumer groups", Value: "2"},
-			{Key: "payload entropy", Value: "random bytes (incompressible)"},
-		},
-		Environment: []KV{{Key: "memory", Value: "7.8 GiB"}, {Key: "NIC emulation", Value: "none"}, {Key: "kernel", Value: "6.8"}},
-		CoLocated:   true,
-		HostCores:   2,
-		CPUShare: []CPUShare{
-			{SizeBytes: 1000, Who: "broker 1", Cores: 0.41}, {SizeBytes: 1000, Who: "broker 2", Cores: 0.39},
-			{SizeBytes: 1000, Who: "broker 3", Cores: 0.4}, {SizeBytes: 1000, Who: "plimsoll", Cores: 0.72},
-			{SizeBytes: 100, Who: "broker 1", Cores: 0.3}, {SizeBytes: 100, Who: "broker 2", Cores: 0.28},
-			{SizeBytes: 100, Who: "broker 3", Cores: 0.29}, {SizeBytes: 100, Who: "plimsoll", Cores: 1.05},
-			{SizeBytes: 10000, Who: "broker 1", Cores: 0.45}, {SizeBytes: 10000, Who: "broker 2", Cores: 0.44},
-			{SizeBytes: 10000, Who: "broker 3", Cores: 0.46}, {SizeBytes: 10000, Who: "plimsoll", Cores: 0.5},
-		},
-		Boundary: []Point{
-			{SizeBytes: 1000, SafeMsgsPerSec: 5000, UnsafeMsgsPerSec: 5400, SafeBytesPerSec: 5e6, Bottleneck: "cpu (host)", Trials: 5},
-			{SizeBytes: 100, SafeMsgsPerSec: 40000, Trials: 4, ClientBound: true,
-				Note: "plimsoll fell behind its schedule above 40,000 msgs/s (p99 schedule delay 31 ms)"},
-			{SizeBytes: 10000, SafeMsgsPerSec: 560, UnsafeMsgsPerSec: 600, Bottleneck: "cpu (host)", Trials: 4},
-			{SizeBytes: 100000, SafeMsgsPerSec: 58, UnsafeMsgsPerSec: 62, Bottleneck: "disk write on broker 2", Trials: 3},
-		},
-		Model: []ModelPoint{
-			{SizeBytes: 100, MsgsPerSec: 62000, Bottleneck: "cpu"},
-			{SizeBytes: 1000, MsgsPerSec: 6100, BytesPerSec: 6.1e6, Bottleneck: "cpu"},
-			{SizeBytes: 10000, MsgsPerSec: 610, Bottleneck: "cpu"},
-			{SizeBytes: 100000, MsgsPerSec: 61, Bottleneck: "cpu"},
-		},
-		Recommendation: &Recommendation{PerBrokerBytesPerSec: 1.11e6, ClusterBytesPerSec: 3.33e6, BrokersDown: 1,
-			Text: "That is the measured 5 MB/s at 1 KB, less a broker's share, so the cluster keeps up with one broker down."},
-		Trials: []Trial{
-			{N: 1, SizeBytes: 100, TargetMsgsPerSec: 10000, AchievedMsgsPerSec: 10000, State: StateOK, Latency: lat(1.1, 4.2)},
-			{N: 2, SizeBytes: 100, TargetMsgsPerSec: 20000, AchievedMsgsPerSec: 19990, State: StateOK, Latency: lat(1.3, 5.5)},
-			{N: 3, SizeBytes: 100, TargetMsgsPerSec: 40000, AchievedMsgsPerSec: 39950, State: StateOK, Latency: lat(1.9, 9.8), Bottleneck: "cpu (plimsoll)"},
-			{N: 4, SizeBytes: 100, TargetMsgsPerSec: 80000, AchievedMsgsPerSec: 51200, State: StateInvalid, ClientBound: true,
-				Reasons: []string{"client-bound: p99 schedule delay 31 ms > 10 ms", "plimsoll used 1.05 of 2 cores"}, Latency: lat(14, 95)},
-			{N: 5, SizeBytes: 1000, TargetMsgsPerSec: 2500, AchievedMsgsPerSec: 2500, State: StateOK, Latency: lat(1.4, 6.1)},
-			{N: 6, SizeBytes: 1000, TargetMsgsPerSec: 5000, AchievedMsgsPerSec: 4999, State: StateOK, Latency: lat(2.2, 14.5), USE: use("81%", "1.6")},
-			{N: 7, SizeBytes: 1000, TargetMsgsPerSec: 10000, AchievedMsgsPerSec: 6120, State: StateOverloaded, Bottleneck: "cpu (host)",
-				Reasons: []string{"end-to-end p99 2.4 s > 500 ms", "backlog grew 3,900 msgs/s"}, Latency: lat(180, 2400)},
-			{N: 8, SizeBytes: 1000, TargetMsgsPerSec: 7071, AchievedMsgsPerSec: 6010, State: StateOverloaded, Bottleneck: "cpu (host)",
-				Reasons: []string{"backlog grew 1,050 msgs/s"}, Latency: lat(95, 1300)},
-			{N: 9, SizeBytes: 1000, TargetMsgsPerSec: 5400, AchievedMsgsPerSec: 5380, State: StateOverloaded, Bottleneck: "cpu (host)",
-				Reasons: []string{"end-to-end p99 740 ms > 500 ms"}, Latency: lat(9.5, 740), USE: use("99%", "4.8")},
-			{N: 10, SizeBytes: 10000, TargetMsgsPerSec: 250, AchievedMsgsPerSec: 250, State: StateOK, Latency: lat(2.9, 11)},
-			{N: 11, SizeBytes: 10000, TargetMsgsPerSec: 500, AchievedMsgsPerSec: 500, State: StateOK, Latency: lat(3.4, 16)},
-			{N: 12, SizeBytes: 10000, TargetMsgsPerSec: 560, AchievedMsgsPerSec: 560, State: StateOK, Latency: lat(3.9, 22)},
-			{N: 13, SizeBytes: 10000, TargetMsgsPerSec: 600, AchievedMsgsPerSec: 571, State: StateOverloaded, Bottleneck: "cpu (host)",
-				Reasons: []string{"publish p99 910 ms > 500 ms"}, Latency: lat(40, 910)},
-			{N: 14, SizeBytes: 100000, TargetMsgsPerSec: 25, AchievedMsgsPerSec: 25, State: StateOK, Latency: lat(9, 31)},
-			{N: 15, SizeBytes: 100000, TargetMsgsPerSec: 58, AchievedMsgsPerSec: 58, State: StateOK, Latency: lat(12, 48)},
-			{N: 16, SizeBytes: 100000, TargetMsgsPerSec: 62, AchievedMsgsPerSec: 59.5, State: StateOverloaded, Bottleneck: "disk write on broker 2",
-				Reasons: []string{"backlog grew 2.4 msgs/s"}, Latency: lat(60, 1500)},
-		},
-		Notes: []string{
-			"Figures from a 2-core laptop: compare runs side by side on the same machine, not against other hosts.",
-			"Warm-up (30 s per trial) is excluded from every figure.",
-		},
+	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/probe"
+	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/use"
+	"github.com/plimsoll/plimsoll/verdict"
+	"github.com/plimsoll/plimsoll/workload"
+)
+
+// lat is a trial's latencies with the given publish p50 and p99, ms; the rest follows from them.
+func lat(p50, p99 float64) loadgen.Latency {
+	return loadgen.Latency{
+		Publish:       loadgen.Percentiles{P50: p50, P90: p50 * 1.8, P99: p99, P999: p99 * 1.9, Max: p99 * 3.1},
+		EndToEnd:      loadgen.Percentiles{P50: p50 * 1.4, P90: p50 * 2.5, P99: p99 * 1.3, P999: p99 * 2.4, Max: p99 * 3.6},
+		ScheduleDelay: loadgen.Percentiles{P50: 0.01, P90: 0.02, P99: 0.08, P999: 0.4, Max: 2.1},
 	}
 }
 
-// remoteData is a cluster on its own hosts with no model, one size, and no CPU figures.
-func remoteData() Data {
-	return Data{
-		Title:     "plimsoll limit: prod-eu-1",
-		Generated: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("CET", 3600)),
-		Brokers:   6,
-		Config:    []KV{{Key: "Kafka version", Value: "3.9.1"}, {Key: "acks", Value: "1"}},
-		Boundary: []Point{{SizeBytes: 1024, SafeMsgsPerSec: 412000, UnsafeMsgsPerSec: 437000,
-			Bottleneck: "network out on broker 4", Trials: 7}},
-		Trials: []Trial{
-			{N: 7, SizeBytes: 1024, TargetMsgsPerSec: 412000, AchievedMsgsPerSec: 411800, State: StateOK,
-				Latency: map[string]Percentiles{LatencyPublish: {P50: 3, P90: 5, P99: 12, P999: 40, Max: 95}}},
+// cell is a USE cell with a mean and max in unit.
+func cell(mean, mx float64, unit string) use.Cell {
+	return use.Cell{Mean: probe.Num(mean), Max: probe.Num(mx), Unit: unit, Samples: 20}
+}
+
+// useTable is a small USE table with the host's CPU utilisation and run queue.
+func useTable(cpu, queue float64) *use.Table {
+	return &use.Table{Seconds: 20, Samples: 20, Rows: []use.Row{
+		{Entity: "client host", Resource: "cpu", Utilisation: cell(cpu, cpu+5, "%"), Saturation: cell(queue, queue*2, "count"), Errors: cell(0, 0, "count")},
+		{Entity: "broker 1", Resource: "request handlers", Utilisation: cell(41, 55, "%"), Saturation: cell(0.4, 2, "count"), Errors: cell(0, 0, "count")},
+		{Entity: "broker 2", Resource: "network in", Utilisation: cell(3.1, 4, "%"), Saturation: use.Cell{Mean: probe.Missing, Max: probe.Missing}, Errors: cell(0, 0, "/s")},
+		{Entity: "cluster", Resource: "ISR", Utilisation: use.Cell{Mean: probe.Missing, Max: probe.Missing}, Saturation: cell(0, 0, "count"), Errors: cell(0, 0, "/s")},
+	}}
+}
+
+// tr is a trial of a search.
+type tr struct {
+	seq, size      int
+	rate, achieved float64
+	state          verdict.State
+	clientBound    bool
+	bottleneck     string
+	reasons        []string
+	lat            loadgen.Latency
+	use            *use.Table
+	cpu            map[string]float64
+}
+
+func (x tr) trial() results.Trial {
+	t := results.Trial{Step: &results.Step{Seq: x.seq, Size: x.size, Rate: x.rate, Phase: results.PhaseBisect, Attempt: 1},
+		Verdict: verdict.Verdict{State: x.state, Bottleneck: x.bottleneck, Reasons: []verdict.Reason{}}, USE: x.use, CPU: x.cpu}
+	t.TargetMsgsPerSec, t.ProducedMsgsPerSec, t.ProducedBytesPerSec = x.rate, x.achieved, x.achieved*float64(x.size)
+	t.Latency = x.lat
+	if x.clientBound {
+		t.Verdict.Reasons = append(t.Verdict.Reasons, verdict.Reason{Criterion: verdict.CritClientBound, Text: "p99 schedule delay 31 ms > 10 ms"})
+	}
+	for _, r := range x.reasons {
+		t.Verdict.Reasons = append(t.Verdict.Reasons, verdict.Reason{Criterion: verdict.CritLag, Text: r})
+	}
+	return t
+}
+
+func trials(xs ...tr) []results.Trial {
+	out := make([]results.Trial, len(xs))
+	for i, x := range xs {
+		out[i] = x.trial()
+	}
+	return out
+}
+
+func cores(b1, b2, b3, gen float64) map[string]float64 {
+	return map[string]float64{"broker 1": b1, "broker 2": b2, "broker 3": b3, "plimsoll": gen}
+}
+
+// fullSearch is a co-located search on a 2-core host, 3 brokers, rf 3, four sizes: 100 B is
+// client-bound, the others bracket the limit; the model predicts every size, and a broker may
+// be down.
+func fullSearch() *results.SearchFile {
+	spec := workload.Default()
+	spec.Topics, spec.PartitionsPerTopic, spec.ReplicationFactor, spec.MinInsyncReplicas = 1, 30, 3, 2
+	spec.ConsumerGroups, spec.ConsumersPerGroup = 2, 1
+	spec.Duration, spec.Warmup = 20*time.Second, 10*time.Second
+	if err := spec.ProducerProps.Set("linger.ms", "5"); err != nil {
+		panic(err)
+	}
+	cfg := &results.Config{Command: "plimsoll limit --message-sizes 100,1000,10000,100000 --out results/demo", Spec: spec,
+		Criteria: verdict.DefaultCriteria(), KafkaVersion: "4.1.0", Brokers: 3, ReplicationFactor: 3, Partitions: 30,
+		Local: true, BrokersDown: 1, HostCores: 2}
+	model := func(rate, slo float64) *results.Prediction {
+		return &results.Prediction{MsgsPerSec: rate, Bottleneck: "cpu", SLOMsgsPerSec: slo}
+	}
+	return &results.SearchFile{
+		Path:    "results/demo/results.jsonl",
+		Written: time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC),
+		Header:  results.Search{Sizes: []int{1000, 100, 10000, 100000}, Tolerance: 0.08, SLO: true, Confirm: true, Config: cfg},
+		Points: []results.Boundary{
+			{Size: 1000, Trials: 5, Model: model(6100, 5200),
+				SLO:     &results.Limit{SafeRate: 5000, UnsafeRate: 5400, SafeBytesPerSec: 5e6, Bottleneck: "cpu (host)", Confirmed: true},
+				Ceiling: results.Limit{SafeRate: 5000, UnsafeRate: 5400, SafeBytesPerSec: 5e6, Bottleneck: "cpu (host)"}},
+			{Size: 100, Trials: 4, Model: model(62000, 0),
+				SLO:     &results.Limit{SafeRate: 40000, ClientBound: true, Bottleneck: "cpu (plimsoll)"},
+				Ceiling: results.Limit{SafeRate: 40000, ClientBound: true, Bottleneck: "cpu (plimsoll)"},
+				Note:    "plimsoll fell behind its schedule above 40,000 msgs/s (p99 schedule delay 31 ms)"},
+			{Size: 10000, Trials: 4, Model: model(610, 540),
+				SLO:          &results.Limit{SafeRate: 560, UnsafeRate: 600, Bottleneck: "cpu (host)"},
+				Ceiling:      results.Limit{SafeRate: 600, UnsafeRate: 640, SafeBytesPerSec: 6e6, Bottleneck: "cpu (host)"},
+				NonMonotonic: []results.Contradiction{{Limit: results.LimitSLO, OK: 12, OKRate: 560, Overloaded: 11, OverRate: 540}}},
+			{Size: 100000, Trials: 3, Model: model(61, 55),
+				SLO:     &results.Limit{SafeRate: 58, UnsafeRate: 62, Bottleneck: "disk write on broker 2"},
+				Ceiling: results.Limit{SafeRate: 58, UnsafeRate: 62, Bottleneck: "disk write on broker 2"}},
 		},
+		Recommendation: &results.Recommendation{PerBrokerBytesPerSec: 1.11e6, ClusterBytesPerSec: 3.33e6, BrokersDown: 1,
+			Size: 1000, MeasuredBytesPerSec: 5e6, Brokers: 3, RestsOn: results.LimitSLO},
+		Trials: trials(
+			tr{seq: 1, size: 100, rate: 10000, achieved: 10000, state: verdict.OK, lat: lat(1.1, 4.2)},
+			tr{seq: 2, size: 100, rate: 20000, achieved: 19990, state: verdict.OK, lat: lat(1.3, 5.5)},
+			tr{seq: 3, size: 100, rate: 40000, achieved: 39950, state: verdict.OK, lat: lat(1.9, 9.8), bottleneck: "cpu (plimsoll)", cpu: cores(0.3, 0.28, 0.29, 1.05)},
+			tr{seq: 4, size: 100, rate: 80000, achieved: 51200, state: verdict.Invalid, clientBound: true, lat: lat(14, 95)},
+			tr{seq: 5, size: 1000, rate: 2500, achieved: 2500, state: verdict.OK, lat: lat(1.4, 6.1)},
+			tr{seq: 6, size: 1000, rate: 5000, achieved: 4999, state: verdict.OK, lat: lat(2.2, 14.5), use: useTable(81, 1.6), cpu: cores(0.41, 0.39, 0.4, 0.72)},
+			tr{seq: 7, size: 1000, rate: 10000, achieved: 6120, state: verdict.Overloaded, bottleneck: "cpu (host)",
+				reasons: []string{"backlog grew 3,900 msgs/s"}, lat: lat(180, 2400)},
+			tr{seq: 8, size: 1000, rate: 7071, achieved: 6010, state: verdict.Overloaded, bottleneck: "cpu (host)",
+				reasons: []string{"backlog grew 1,050 msgs/s"}, lat: lat(95, 1300)},
+			tr{seq: 9, size: 1000, rate: 5400, achieved: 5380, state: verdict.Overloaded, bottleneck: "cpu (host)",
+				reasons: []string{"backlog grew 120 msgs/s"}, lat: lat(9.5, 740), use: useTable(99, 4.8)},
+			tr{seq: 10, size: 10000, rate: 250, achieved: 250, state: verdict.OK, lat: lat(2.9, 11)},
+			tr{seq: 11, size: 10000, rate: 500, achieved: 500, state: verdict.OK, lat: lat(3.4, 16)},
+			tr{seq: 12, size: 10000, rate: 560, achieved: 560, state: verdict.OK, lat: lat(3.9, 22), cpu: cores(0.45, 0.44, 0.46, 0.5)},
+			tr{seq: 13, size: 10000, rate: 600, achieved: 571, state: verdict.Overloaded, bottleneck: "cpu (host)",
+				reasons: []string{"backlog grew 9 msgs/s"}, lat: lat(40, 910)},
+			tr{seq: 14, size: 100000, rate: 25, achieved: 25, state: verdict.OK, lat: lat(9, 31)},
+			tr{seq: 15, size: 100000, rate: 58, achieved: 58, state: verdict.OK, lat: lat(12, 48)},
+			tr{seq: 16, size: 100000, rate: 62, achieved: 59.5, state: verdict.Overloaded, bottleneck: "disk write on broker 2",
+				reasons: []string{"backlog grew 2.4 msgs/s"}, lat: lat(60, 1500)},
+		),
+	}
+}
+
+// remoteSearch is a cluster on its own hosts with no model, one size, and no CPU figures.
+func remoteSearch() *results.SearchFile {
+	spec := workload.Default()
+	if err := spec.ProducerProps.Set("acks", "1"); err != nil {
+		panic(err)
+	}
+	cfg := &results.Config{Command: "plimsoll limit --bootstrap prod-eu-1:9092 --message-sizes 1024", Spec: spec,
+		Criteria: verdict.DefaultCriteria(), KafkaVersion: "3.9.1", Brokers: 6, ReplicationFactor: 3, Partitions: 60, HostCores: 16}
+	return &results.SearchFile{
+		Written: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("CET", 3600)),
+		Header:  results.Search{Sizes: []int{1024}, Tolerance: 0.05, Config: cfg},
+		Points: []results.Boundary{{Size: 1024, Trials: 7, Ceiling: results.Limit{SafeRate: 412000, UnsafeRate: 437000,
+			Bottleneck: "network out on broker 4"}}},
+		Trials: trials(tr{seq: 7, size: 1024, rate: 412000, achieved: 411800, state: verdict.OK,
+			lat: loadgen.Latency{Publish: loadgen.Percentiles{P50: 3, P90: 5, P99: 12, P999: 40, Max: 95}}}),
 	}
 }

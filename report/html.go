@@ -3,8 +3,10 @@ package report
 import (
 	"bytes"
 	_ "embed"
-	"encoding/json"
 	"fmt"
+	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/units"
+	"github.com/plimsoll/plimsoll/use"
 	"html/template"
 	"io"
 	"math"
@@ -20,7 +22,6 @@ import (
 const (
 	htmlFile = "index.html"
 	pngFile  = "boundary.png"
-	dataFile = "data.json"
 )
 
 //go:embed page.html.tmpl
@@ -37,11 +38,13 @@ type page struct {
 	CPUChart  *chartView
 	Rows      []boundaryRow
 	HasModel  bool
+	HasSLO    bool // the search had a latency SLO: two limits a size
+	HasSLOFit bool // the model predicted SLO limits
 	Latency   []latencyRow
 	USE       []useBlock
 	CPU       *cpuView
 	TrialRows []trialRow
-	Env       []KV
+	Env       []kv
 }
 
 type chartView struct {
@@ -51,7 +54,9 @@ type chartView struct {
 
 type boundaryRow struct {
 	Size, Safe, SafeMB, Unsafe, Bottleneck, Status, Note string
-	Model, ModelMB, ModelBottleneck, Ratio               string
+	Ceil, CeilUnsafe                                     string // the ceiling, when Safe is the SLO limit
+	Model, ModelMB, ModelBottleneck, Ratio               string // the model's ceiling, and the measured ceiling over it
+	SLOPred, SLORatio                                    string // the calibrated SLO prediction, and the SLO limit over it
 	Trials                                               int
 	Class                                                string
 }
@@ -66,7 +71,12 @@ type latencyRow struct {
 type useBlock struct {
 	Caption string
 	Columns []string
-	Rows    []UseRow
+	Rows    []useRow
+}
+
+// useRow is one resource of a USE table, its cells formatted.
+type useRow struct {
+	Resource, Utilisation, Saturation, Errors string
 }
 
 type cpuView struct {
@@ -88,13 +98,13 @@ type trialRow struct {
 	PubP99, E2EP99, Mark               string
 }
 
-// WriteHTML writes the report as one self-contained HTML page: inline CSS, inline SVG charts,
-// no scripts and no reference to any other file or URL.
-func WriteHTML(w io.Writer, d Data) error {
-	if err := Validate(d); err != nil {
+// WriteHTML writes the report of a limit search as one self-contained HTML page: inline CSS,
+// inline SVG charts, no scripts and no reference to any other file or URL.
+func WriteHTML(w io.Writer, sf *results.SearchFile) error {
+	if err := Validate(sf); err != nil {
 		return err
 	}
-	return writeHTML(w, newView(d))
+	return writeHTML(w, newView(sf))
 }
 
 func writeHTML(w io.Writer, v *view) error {
@@ -147,53 +157,31 @@ func tables(v *view) *page {
 	pg := &page{view: v, When: when(v.Generated)}
 	pg.HasModel = len(v.ModelPts) > 0
 	for _, p := range v.Points {
-		r := boundaryRow{Size: fmtSize(p.SizeBytes), Bottleneck: dash(p.Bottleneck), Trials: p.Trials,
-			Status: p.Status, Note: p.Note, Class: strings.ReplaceAll(p.Status, " ", "-")}
-		r.Safe, r.SafeMB, r.Unsafe = "—", "—", "—"
-		if p.SafeMsgsPerSec > 0 {
-			r.Safe, r.SafeMB = fmtRate(p.SafeMsgsPerSec), fmtMBps(p.SafeBytesPerSec)
-			if p.Status != statusFound {
-				r.Safe = "≥ " + r.Safe
-				r.SafeMB = "≥ " + r.SafeMB
-			}
-		}
-		if p.UnsafeMsgsPerSec > 0 {
-			r.Unsafe = fmtRate(p.UnsafeMsgsPerSec)
-		}
-		r.Model, r.ModelMB, r.Ratio = "—", "—", "—"
-		if m := p.Model; m != nil && m.MsgsPerSec > 0 {
-			r.Model, r.ModelMB = fmtRate(m.MsgsPerSec), fmtMBps(m.BytesPerSec)
-			if p.SafeMsgsPerSec > 0 {
-				r.Ratio = sig(p.SafeMsgsPerSec/m.MsgsPerSec, 2)
-			}
-			r.ModelBottleneck = m.Bottleneck
-		}
-		if p.Status == statusClientBound && r.Note == "" {
-			r.Note = clientBoundNote
-		}
-		pg.Rows = append(pg.Rows, r)
-
+		pg.HasSLO = pg.HasSLO || p.Ceiling != nil
+		pg.HasSLOFit = pg.HasSLOFit || p.Model != nil && p.Model.SLOMsgsPerSec > 0
+	}
+	for _, p := range v.Points {
+		pg.Rows = append(pg.Rows, boundaryRowOf(p))
 		if t := p.SafeTrial; t != nil {
-			kinds := latencyKinds(t.Latency)
-			for i, k := range kinds {
-				q := t.Latency[k]
-				pg.Latency = append(pg.Latency, latencyRow{Size: fmtSize(p.SizeBytes), Rate: fmtRate(t.TargetMsgsPerSec),
-					Kind: latencyName(k), P50: fmtMs(q.P50), P90: fmtMs(q.P90), P99: fmtMs(q.P99), P999: fmtMs(q.P999),
-					Max: fmtMs(q.Max), First: i == 0, Span: len(kinds)})
+			for i, k := range latencyKinds {
+				q := k.get(t.Latency)
+				pg.Latency = append(pg.Latency, latencyRow{Size: units.Size(p.Size), Rate: units.Count(t.Step.Rate),
+					Kind: k.name, P50: units.Ms(q.P50), P90: units.Ms(q.P90), P99: units.Ms(q.P99), P999: units.Ms(q.P999),
+					Max: units.Ms(q.Max), First: i == 0, Span: len(latencyKinds)})
 			}
 		}
 		for _, at := range []struct {
-			t    *Trial
+			t    *results.Trial
 			what string
 		}{{p.SafeTrial, "sustained"}, {p.UnsafeTrial, "overloaded"}} {
 			if at.t == nil || at.t.USE == nil {
 				continue
 			}
-			cap := fmt.Sprintf("%s messages at %s msgs/s (%s, trial %d)", fmtSize(p.SizeBytes), fmtRate(at.t.TargetMsgsPerSec), at.what, at.t.N)
-			if at.t.Bottleneck != "" {
-				cap += ": bottleneck " + at.t.Bottleneck
+			cap := fmt.Sprintf("%s messages at %s msgs/s (%s, trial %d)", units.Size(p.Size), units.Count(at.t.Step.Rate), at.what, at.t.Step.Seq)
+			if at.t.Verdict.Bottleneck != "" {
+				cap += ": bottleneck " + at.t.Verdict.Bottleneck
 			}
-			pg.USE = append(pg.USE, useBlock{Caption: cap, Columns: useColumns(at.t.USE), Rows: at.t.USE.Rows})
+			pg.USE = append(pg.USE, useBlock{Caption: cap, Columns: useColumns, Rows: useRows(at.t.USE)})
 		}
 	}
 	pg.CPU = cpuPage(v)
@@ -202,11 +190,74 @@ func tables(v *view) *page {
 	return pg
 }
 
-func useColumns(u *UseTable) []string {
-	if len(u.Columns) == 4 {
-		return u.Columns
+var useColumns = []string{"Resource", "Utilisation", "Saturation", "Errors"}
+
+// boundaryRow is a point's row of the boundary table.
+func boundaryRowOf(p point) boundaryRow {
+	r := boundaryRow{Size: units.Size(p.Size), Bottleneck: dash(p.Bottleneck), Trials: p.Trials,
+		Status: statusText(p), Note: p.Note, Class: strings.ReplaceAll(p.Status, " ", "-")}
+	r.Safe, r.SafeMB, r.Unsafe = rates(p.Limit, p.Status)
+	r.Ceil, r.CeilUnsafe = "—", "—"
+	ceiling := p.Limit
+	if c := p.Ceiling; c != nil {
+		r.Ceil, _, r.CeilUnsafe = rates(*c, p.CeilingStatus)
+		ceiling = *c
 	}
-	return []string{"Resource", "Utilisation", "Saturation", "Errors"}
+	r.Model, r.ModelMB, r.Ratio, r.SLOPred, r.SLORatio = "—", "—", "—", "—", "—"
+	if m := p.Model; m != nil && m.MsgsPerSec > 0 {
+		r.Model, r.ModelMB = units.Count(m.MsgsPerSec), units.MBps(m.BytesPerSec)
+		if ceiling.SafeRate > 0 {
+			r.Ratio = units.Sig(ceiling.SafeRate/m.MsgsPerSec, 2)
+		}
+		r.ModelBottleneck = m.Bottleneck
+	}
+	if m := p.Model; m != nil && m.SLOMsgsPerSec > 0 {
+		r.SLOPred = units.Count(m.SLOMsgsPerSec)
+		if p.Ceiling != nil && p.SafeRate > 0 {
+			r.SLORatio = units.Sig(p.SafeRate/m.SLOMsgsPerSec, 2)
+		}
+	}
+	if p.Status == statusClientBound && r.Note == "" {
+		r.Note = clientBoundNote
+	}
+	return r
+}
+
+// rates are a limit's safe rate, in msgs/s and MB/s, and its unsafe rate, for a table.
+func rates(l results.Limit, status string) (safe, safeMB, unsafe string) {
+	safe, safeMB, unsafe = "—", "—", "—"
+	if l.SafeRate > 0 {
+		safe, safeMB = units.Count(l.SafeRate), units.MBps(l.SafeBytesPerSec)
+		if status != statusFound {
+			safe, safeMB = "≥ "+safe, "≥ "+safeMB
+		}
+	}
+	if l.UnsafeRate > 0 {
+		unsafe = units.Count(l.UnsafeRate)
+	}
+	return safe, safeMB, unsafe
+}
+
+// statusText is a point's status with what else a reader needs: held, contradicted.
+func statusText(p point) string {
+	s := p.Status
+	if p.Confirmed {
+		s += ", held"
+	}
+	if len(p.NonMonotonic) > 0 {
+		s += ", non-monotonic"
+	}
+	return s
+}
+
+// useRows formats a USE table's cells as the page shows them.
+func useRows(t *use.Table) []useRow {
+	rows := make([]useRow, 0, len(t.Rows))
+	for _, r := range t.Rows {
+		rows = append(rows, useRow{Resource: r.Entity + " " + r.Resource,
+			Utilisation: CellText(r.Utilisation), Saturation: CellText(r.Saturation), Errors: CellText(r.Errors)})
+	}
+	return rows
 }
 
 func cpuPage(v *view) *cpuView {
@@ -222,9 +273,9 @@ func cpuPage(v *view) *cpuView {
 		if math.IsNaN(c) {
 			return "—"
 		}
-		s := fmtCores(c) + " cores"
+		s := units.Cores(c) + " cores"
 		if v.HostCores > 0 {
-			s += " (" + fmtPct(c/v.HostCores) + ")"
+			s += " (" + units.Pct(c/v.HostCores) + ")"
 		}
 		return s
 	}
@@ -249,9 +300,9 @@ func cpuPage(v *view) *cpuView {
 	cv.Rows = append(cv.Rows, total)
 	where := "Over the whole run"
 	if c := t.Columns[0]; c != 0 {
-		where = "At " + fmtSize(c) + " messages"
+		where = "At " + units.Size(c) + " messages"
 	}
-	cv.Summary = fmt.Sprintf("%s the brokers used %s cores and plimsoll %s", where, fmtCores(brokers), fmtCores(gen))
+	cv.Summary = fmt.Sprintf("%s the brokers used %s cores and plimsoll %s", where, units.Cores(brokers), units.Cores(gen))
 	if v.HostCores > 0 {
 		cv.Summary += " of the host's " + v.HostCoresText()
 	}
@@ -260,7 +311,7 @@ func cpuPage(v *view) *cpuView {
 }
 
 func trialRows(v *view) []trialRow {
-	marks := map[*Trial]string{}
+	marks := map[*results.Trial]string{}
 	for _, p := range v.Points {
 		if p.SafeTrial != nil {
 			marks[p.SafeTrial] = "safe point"
@@ -275,27 +326,26 @@ func trialRows(v *view) []trialRow {
 	var rows []trialRow
 	for i := range v.Trials {
 		t := &v.Trials[i]
-		ab := t.AchievedBytesPerSec
-		if ab == 0 {
-			ab = t.AchievedMsgsPerSec * float64(t.SizeBytes)
-		}
-		r := trialRow{N: t.N, Size: fmtSize(t.SizeBytes), Target: fmtRate(t.TargetMsgsPerSec),
-			Achieved: fmtRate(t.AchievedMsgsPerSec), AchievedMB: fmtMBps(ab), State: t.State, Class: t.State,
-			Bottleneck: dash(t.Bottleneck), Reasons: strings.Join(t.Reasons, "; "), Mark: marks[t],
-			PubP99: p99(t, LatencyPublish), E2EP99: p99(t, LatencyEndToEnd)}
-		if t.ClientBound {
-			r.State, r.Class = t.State+", client-bound", "client-bound"
+		state := string(t.Verdict.State)
+		r := trialRow{N: t.Step.Seq, Size: units.Size(t.Step.Size), Target: units.Count(t.Step.Rate),
+			Achieved: units.Count(t.ProducedMsgsPerSec), AchievedMB: units.MBps(t.ProducedBytesPerSec), State: state, Class: state,
+			Bottleneck: dash(t.Verdict.Bottleneck), Reasons: reasonsText(t), Mark: marks[t],
+			PubP99: units.Ms(t.Latency.Publish.P99), E2EP99: units.Ms(t.Latency.EndToEnd.P99)}
+		if t.ClientBound() {
+			r.State, r.Class = state+", client-bound", "client-bound"
 		}
 		rows = append(rows, r)
 	}
 	return rows
 }
 
-func p99(t *Trial, kind string) string {
-	if q, ok := t.Latency[kind]; ok {
-		return fmtMs(q.P99)
+// reasonsText is a trial's verdict reasons in one line.
+func reasonsText(t *results.Trial) string {
+	rs := make([]string, 0, len(t.Verdict.Reasons))
+	for _, r := range t.Verdict.Reasons {
+		rs = append(rs, r.Criterion+": "+r.Text)
 	}
-	return "—"
+	return strings.Join(rs, "; ")
 }
 
 func dash(s string) string {
@@ -313,17 +363,17 @@ func when(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }
 
-// WriteDir writes the report into dir (created if missing): index.html, boundary.png and
-// data.json (d itself, so LoadDir can render it again). Each file is written to a temporary name
-// and renamed, so a failure leaves no half-written file.
-func WriteDir(dir string, d Data) error {
-	if err := Validate(d); err != nil {
+// WriteDir writes the report of a limit search into dir (created if missing): index.html and
+// boundary.png. Each file is written to a temporary name and renamed, so a failure leaves no
+// half-written file.
+func WriteDir(dir string, sf *results.SearchFile) error {
+	if err := Validate(sf); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	v := newView(d)
+	v := newView(sf)
 	var html, png bytes.Buffer
 	if err := writeHTML(&html, v); err != nil {
 		return err
@@ -331,14 +381,10 @@ func WriteDir(dir string, d Data) error {
 	if err := boundaryPNG(&png, v); err != nil {
 		return err
 	}
-	js, err := json.MarshalIndent(d, "", "  ")
-	if err != nil {
-		return fmt.Errorf("report: encoding %s: %w", dataFile, err)
-	}
 	for _, f := range []struct {
 		name string
 		b    []byte
-	}{{dataFile, append(js, '\n')}, {pngFile, png.Bytes()}, {htmlFile, html.Bytes()}} {
+	}{{pngFile, png.Bytes()}, {htmlFile, html.Bytes()}} {
 		if err := writeFile(filepath.Join(dir, f.name), f.b); err != nil {
 			return err
 		}

@@ -3,8 +3,8 @@ package report
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
+	goldenfile "github.com/plimsoll/plimsoll/internal/golden"
 	"image"
 	"image/color"
 	"image/png"
@@ -13,55 +13,29 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/workload"
+)
 
 // golden compares got with testdata/golden/name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report -run %s -update to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < max(len(gl), len(wl)); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s differs from the golden file at line %d (refresh with -update if intended):\n got: %.300s\nwant: %.300s", path, i+1, g, w)
-			}
-		}
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
 func fixtures() []struct {
 	name string
-	d    Data
+	d    *results.SearchFile
 } {
 	return []struct {
 		name string
-		d    Data
+		d    *results.SearchFile
 	}{
-		{"full", fullData()},
-		{"remote", remoteData()},
-		{"empty", Data{Title: "plimsoll limit: nothing yet"}},
+		{"full", fullSearch()},
+		{"remote", remoteSearch()},
+		{"empty", &results.SearchFile{}},
 	}
 }
 
@@ -149,14 +123,14 @@ func TestSelfContained(t *testing.T) {
 
 func TestCharts(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteHTML(&b, fullData()); err != nil {
+	if err := WriteHTML(&b, fullSearch()); err != nil {
 		t.Fatal(err)
 	}
 	html := b.String()
 	for _, want := range []string{
 		`aria-label="boundary in messages per second"`, `aria-label="boundary in MB per second"`,
 		`aria-label="latency at the boundary"`, `aria-label="CPU share"`,
-		">model prediction</text>", ">sustained (ok)</text>", ">overloaded</text>",
+		">model: throughput ceiling</text>", ">within the SLO (ok)</text>", ">SLO missed</text>", ">ceiling (no latency SLO)</text>", ">model: predicted SLO limit</text>",
 		">client-bound: a lower bound</text>", ">the limit lies in between</text>",
 		">publish p99</text>", ">end-to-end p99.9</text>", ">plimsoll</text>", ">host cores</text>",
 		">1 KB</text>", ">100 KB</text>", // log size axis labels
@@ -176,8 +150,8 @@ func TestCharts(t *testing.T) {
 
 	// Without latencies or CPU figures only the two boundary charts are drawn.
 	b.Reset()
-	d := remoteData()
-	d.Trials[0].Latency = nil
+	d := remoteSearch()
+	d.Trials[0].Latency = loadgen.Latency{}
 	if err := WriteHTML(&b, d); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +162,7 @@ func TestCharts(t *testing.T) {
 
 func TestBoundaryPNG(t *testing.T) {
 	var b bytes.Buffer
-	if err := BoundaryPNG(&b, fullData()); err != nil {
+	if err := BoundaryPNG(&b, fullSearch()); err != nil {
 		t.Fatal(err)
 	}
 	img, err := png.Decode(&b)
@@ -207,7 +181,7 @@ func TestBoundaryPNG(t *testing.T) {
 
 	// One size only: the log axes must still have a range (gonum panics on an empty one).
 	b.Reset()
-	if err := BoundaryPNG(&b, remoteData()); err != nil {
+	if err := BoundaryPNG(&b, remoteSearch()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := png.Decode(&b); err != nil {
@@ -228,41 +202,33 @@ func countColour(img image.Image, want color.RGBA) int {
 	return n
 }
 
-func TestWriteDirRoundTrip(t *testing.T) {
+func TestWriteDir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "report")
-	d := fullData()
+	d := fullSearch()
 	if err := WriteDir(dir, d); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{htmlFile, pngFile, dataFile} {
+	for _, f := range []string{htmlFile, pngFile} {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v, size %v", f, err, fi)
 		}
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 3 {
-		t.Errorf("WriteDir left %d files, want 3 (no temporary files)", len(entries))
+	if len(entries) != 2 {
+		t.Errorf("WriteDir left %d files, want 2 (no temporary files)", len(entries))
 	}
-	back, err := LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Re-rendering the stored data gives the same page: data.json loses nothing shown.
+	// The page is the one WriteHTML renders.
 	var again bytes.Buffer
-	if err := WriteHTML(&again, back); err != nil {
+	if err := WriteHTML(&again, d); err != nil {
 		t.Fatal(err)
 	}
-	first, _ := os.ReadFile(filepath.Join(dir, htmlFile))
-	if !bytes.Equal(first, again.Bytes()) {
-		t.Error("index.html rendered from data.json differs from the one WriteDir wrote")
-	}
-	if !back.Generated.Equal(d.Generated) || len(back.Trials) != len(d.Trials) || back.Trials[5].USE == nil {
-		t.Errorf("data.json lost fields: %+v", back.Trials[5])
+	if first, _ := os.ReadFile(filepath.Join(dir, htmlFile)); !bytes.Equal(first, again.Bytes()) {
+		t.Error("index.html differs from WriteHTML's page")
 	}
 
 	// Invalid data writes nothing.
 	bad := filepath.Join(t.TempDir(), "bad")
-	d.Boundary[0].SizeBytes = 0
+	d.Points[0].Size = 0 // invalid
 	if err := WriteDir(bad, d); !errors.Is(err, ErrInvalidData) {
 		t.Errorf("WriteDir(invalid) = %v, want ErrInvalidData", err)
 	}
@@ -271,19 +237,15 @@ func TestWriteDirRoundTrip(t *testing.T) {
 	}
 }
 
-func TestLoadDirMissing(t *testing.T) {
-	_, err := LoadDir(t.TempDir())
-	if !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("LoadDir(empty dir) = %v, want os.ErrNotExist", err)
-	}
-}
-
 func TestDeterministic(t *testing.T) {
-	// Latency is a map: many kinds make an unsorted iteration all but certain to show.
-	d := fullData()
+	// CPU figures are a map: many processes make an unsorted iteration all but certain to show.
+	d := fullSearch()
 	for i := range d.Trials {
-		for _, k := range []string{"ack_wait", "zz", "a", "m", "b"} {
-			d.Trials[i].Latency[k] = Percentiles{P50: 1, P90: 2, P99: 3, P999: 4, Max: 5}
+		if d.Trials[i].CPU == nil {
+			continue
+		}
+		for _, k := range []string{"broker 9", "zz", "a", "m", "b"} {
+			d.Trials[i].CPU[k] = 0.1
 		}
 	}
 	var first string
@@ -303,24 +265,11 @@ func TestDeterministic(t *testing.T) {
 			t.Fatal("two renderings of the same data differ")
 		}
 	}
-	// Latency kinds: the fixed ones first, then sorted.
-	want := "publish,end-to-end,schedule delay,a,ack wait,b,m,zz"
-	if got := kindNames(d.Trials[5].Latency); got != want {
-		t.Errorf("latency kinds in order %s, want %s", got, want)
-	}
-}
-
-func kindNames(m map[string]Percentiles) string {
-	var s []string
-	for _, k := range latencyKinds(m) {
-		s = append(s, latencyName(k))
-	}
-	return strings.Join(s, ",")
 }
 
 func TestInvalidDataRejected(t *testing.T) {
-	d := fullData()
-	d.Trials[2].State = "maybe"
+	d := fullSearch()
+	d.Trials[2].Verdict.State = "maybe"
 	for name, f := range map[string]func() error{
 		"WriteHTML":   func() error { return WriteHTML(&bytes.Buffer{}, d) },
 		"Text":        func() error { return Text(&bytes.Buffer{}, d) },
@@ -328,23 +277,22 @@ func TestInvalidDataRejected(t *testing.T) {
 	} {
 		err := f()
 		var fe *FieldError
-		if !errors.As(err, &fe) || fe.Field != "Trials[2].State" {
-			t.Errorf("%s: %v, want a FieldError on Trials[2].State", name, err)
+		if !errors.As(err, &fe) || fe.Field != "Trials[2].Verdict.State" {
+			t.Errorf("%s: %v, want a FieldError on Trials[2].Verdict.State", name, err)
 		}
 	}
 }
 
 func ExampleText() {
-	d := Data{
-		Title:    "plimsoll limit: example",
-		Brokers:  3,
-		Boundary: []Point{{SizeBytes: 1000, SafeMsgsPerSec: 60000, UnsafeMsgsPerSec: 66000, Bottleneck: "network in", Trials: 6}},
+	d := &results.SearchFile{
+		Header: results.Search{Config: &results.Config{Brokers: 3, Spec: workload.Default()}},
+		Points: []results.Boundary{{Size: 1000, Trials: 6, Ceiling: results.Limit{SafeRate: 60000, UnsafeRate: 66000, Bottleneck: "network in"}}},
 	}
 	if err := Text(os.Stdout, d); err != nil {
 		fmt.Println(err)
 	}
 	// Output:
-	// plimsoll limit: example
+	// plimsoll limit
 	// Results of unknown time
 	//
 	// This cluster sustains 20.0 MB/s per broker at 1 KB messages (60.0 MB/s, 60,000 msgs/s over 3
@@ -357,7 +305,23 @@ func ExampleText() {
 	// Trials
 	// No trial recorded.
 	//
+	// Configuration
+	// Kafka version
+	// brokers                      3
+	// topics x partitions          1 x 0
+	// replication factor           0
+	// min.insync.replicas          broker default
+	// producers                    1
+	// consumer groups x consumers  1 x 1
+	// payload                      random
+	// keys                         none
+	// trial window                 1m0s after 10s warm-up
+	// overload criteria            none (every criterion switched off)
+	//
 	// Environment
-	// co-located  no
-	// brokers     3
+	// co-located                no
+	// cluster                   remote cluster
+	// host cores                0
+	// emulated NIC              none (loopback)
+	// brokers down planned for  0
 }

@@ -1,8 +1,13 @@
 package report
 
 import (
+	"time"
+
 	"cmp"
 	"fmt"
+	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/units"
+	"github.com/plimsoll/plimsoll/verdict"
 	"math"
 	"slices"
 	"strings"
@@ -19,79 +24,156 @@ const (
 // clientBoundNote is what every client-bound point says about itself.
 const clientBoundNote = "the generator, not the cluster, was the limit here"
 
-// point is a boundary point with what the report derives from it.
+// point is a boundary point with what the report derives from it. Its Limit is the one a safe
+// load rests on: the SLO limit when the search had a latency objective, else the ceiling.
 type point struct {
-	Point
-	Status      string
-	Model       *ModelPoint // at the same size, if the model has one
-	SafeTrial   *Trial      // the trial at SafeMsgsPerSec, if listed
-	UnsafeTrial *Trial      // the trial at UnsafeMsgsPerSec, if listed
+	results.Limit
+	Size         int
+	Trials       int
+	Note         string
+	Status       string
+	NonMonotonic []results.Contradiction
+	// Ceiling is the throughput ceiling when Limit is the SLO limit; nil otherwise.
+	Ceiling       *results.Limit
+	CeilingStatus string
+	Model         *modelPoint    // at the same size, if the model has one
+	SafeTrial     *results.Trial // the trial at SafeRate, if listed
+	UnsafeTrial   *results.Trial // the trial at UnsafeRate, if listed
 }
 
-// view is Data prepared for rendering: sorted, derived figures filled in, sentences written.
+// modelPoint is the capacity model's prediction at one message size: its throughput ceiling and,
+// when calibrated, the SLO limit it predicted before the size was measured.
+type modelPoint struct {
+	SizeBytes     int
+	MsgsPerSec    float64
+	BytesPerSec   float64
+	Bottleneck    string
+	SLOMsgsPerSec float64
+}
+
+// view is a search prepared for rendering: sorted, derived figures filled in, sentences written.
 // Both the HTML and the text rendering use it, so they say the same thing.
 type view struct {
-	Data
+	Title       string
+	Generated   time.Time // when the search began; shown as UTC
+	Command     string
+	Brokers     int // 0 when unknown
+	Config      []kv
+	Environment []kv
+	CoLocated   bool    // brokers and generator on one host: the figures measure the host
+	HostCores   float64 // 0 when unknown
+	CPUShare    []cpuShare
+	Trials      []results.Trial // in the order run
+	Notes       []string
+
 	Points    []point      // by size
-	ModelPts  []ModelPoint // by size, BytesPerSec filled
+	ModelPts  []modelPoint // by size
 	Headline  string       // the answer, first thing on the page
 	Others    []string     // the boundary at the other sizes, one phrase each
 	Recommend string       // the recommended safe load, or ""
 	Warnings  []string     // co-located run, client-bound points
+	rec       *results.Recommendation
 }
 
-func newView(d Data) *view {
-	v := &view{Data: d}
-	v.ModelPts = slices.Clone(d.Model)
-	for i := range v.ModelPts {
-		if m := &v.ModelPts[i]; m.BytesPerSec == 0 {
-			m.BytesPerSec = m.MsgsPerSec * float64(m.SizeBytes)
-		}
+func newView(sf *results.SearchFile) *view {
+	cfg := sf.Header.Config
+	v := &view{Title: "plimsoll limit", Generated: sf.Written, Trials: sf.Trials, rec: sf.Recommendation,
+		Config: configKVs(cfg), Environment: envKVs(cfg), Notes: searchNotes(cfg)}
+	if cfg != nil {
+		v.Command, v.Brokers, v.CoLocated, v.HostCores = cfg.Command, cfg.Brokers, cfg.Local, float64(cfg.HostCores)
 	}
-	slices.SortStableFunc(v.ModelPts, func(a, b ModelPoint) int { return cmp.Compare(a.SizeBytes, b.SizeBytes) })
-	for _, p := range d.Boundary {
-		if p.SafeBytesPerSec == 0 {
-			p.SafeBytesPerSec = p.SafeMsgsPerSec * float64(p.SizeBytes)
+	for _, b := range sf.Points {
+		pt := newPoint(b, sf.Trials)
+		if m := b.Model; m != nil {
+			v.ModelPts = append(v.ModelPts, modelPoint{SizeBytes: b.Size, MsgsPerSec: m.MsgsPerSec,
+				BytesPerSec: m.MsgsPerSec * float64(b.Size), Bottleneck: m.Bottleneck, SLOMsgsPerSec: m.SLOMsgsPerSec})
 		}
-		pt := point{Point: p, Status: pointStatus(p)}
-		for i := range v.ModelPts {
-			if v.ModelPts[i].SizeBytes == p.SizeBytes {
-				pt.Model = &v.ModelPts[i]
-			}
-		}
-		pt.SafeTrial = findTrial(d.Trials, p.SizeBytes, p.SafeMsgsPerSec, StateOK)
-		pt.UnsafeTrial = findTrial(d.Trials, p.SizeBytes, p.UnsafeMsgsPerSec, StateOverloaded)
 		v.Points = append(v.Points, pt)
 	}
-	slices.SortStableFunc(v.Points, func(a, b point) int { return cmp.Compare(a.SizeBytes, b.SizeBytes) })
+	slices.SortStableFunc(v.ModelPts, func(a, b modelPoint) int { return cmp.Compare(a.SizeBytes, b.SizeBytes) })
+	slices.SortStableFunc(v.Points, func(a, b point) int { return cmp.Compare(a.Size, b.Size) })
+	for i := range v.Points {
+		for j := range v.ModelPts {
+			if v.ModelPts[j].SizeBytes == v.Points[i].Size {
+				v.Points[i].Model = &v.ModelPts[j]
+			}
+		}
+		if t := v.Points[i].SafeTrial; t != nil {
+			v.CPUShare = append(v.CPUShare, cpuAt(v.Points[i].Size, t)...)
+		}
+	}
 	v.Headline, v.Others = v.answer()
 	v.Recommend = v.recommendation()
 	v.Warnings = v.warnings()
 	return v
 }
 
-func pointStatus(p Point) string {
+// newPoint prepares a boundary point: the limit a safe load rests on, the ceiling beside it, and
+// the trials at its safe and unsafe rates.
+func newPoint(b results.Boundary, trials []results.Trial) point {
+	safe := b.Safe()
+	if safe.SafeBytesPerSec == 0 {
+		safe.SafeBytesPerSec = safe.SafeRate * float64(b.Size)
+	}
+	pt := point{Limit: safe, Size: b.Size, Trials: b.Trials, Note: b.Note, NonMonotonic: b.NonMonotonic, Status: pointStatus(safe)}
+	if b.SLO != nil {
+		c := b.Ceiling
+		pt.Ceiling, pt.CeilingStatus = &c, pointStatus(c)
+	}
+	judge := func(t *results.Trial) verdict.State { return t.Verdict.State }
+	if b.SLO == nil {
+		judge = func(t *results.Trial) verdict.State { return ceilingOf(t.Verdict) }
+	}
+	pt.SafeTrial = findTrial(trials, b.Size, safe.SafeRate, verdict.OK, judge)
+	pt.UnsafeTrial = findTrial(trials, b.Size, safe.UnsafeRate, verdict.Overloaded, judge)
+	return pt
+}
+
+// ceilingOf is a verdict's judgement of the throughput ceiling.
+func ceilingOf(v verdict.Verdict) verdict.State {
+	if v.Ceiling == "" {
+		return v.State
+	}
+	return v.Ceiling
+}
+
+// cpuAt is each process's CPU during trial t, at a boundary size, processes sorted by name.
+func cpuAt(size int, t *results.Trial) []cpuShare {
+	names := make([]string, 0, len(t.CPU))
+	for who := range t.CPU {
+		names = append(names, who)
+	}
+	slices.Sort(names)
+	out := make([]cpuShare, 0, len(names))
+	for _, who := range names {
+		out = append(out, cpuShare{SizeBytes: size, Who: who, Cores: t.CPU[who]})
+	}
+	return out
+}
+
+func pointStatus(p results.Limit) string {
 	switch {
 	case p.ClientBound:
 		return statusClientBound
-	case p.SafeMsgsPerSec > 0 && p.UnsafeMsgsPerSec > 0:
+	case p.SafeRate > 0 && p.UnsafeRate > 0:
 		return statusFound
-	case p.SafeMsgsPerSec > 0:
+	case p.SafeRate > 0:
 		return statusLowerBound
 	}
 	return statusNone
 }
 
-// findTrial returns the last trial of that size and state run at rate (to 1e-9 relative, as the
-// rates went through JSON), or nil. The last one, because a retried trial supersedes the first.
-func findTrial(ts []Trial, size int, rate float64, state string) *Trial {
+// findTrial returns the last trial of that size run at rate (to 1e-9 relative, as the rates went
+// through JSON) that judge calls state, or nil. The last one, because a retried trial or a hold
+// supersedes the first.
+func findTrial(ts []results.Trial, size int, rate float64, state verdict.State, judge func(*results.Trial) verdict.State) *results.Trial {
 	if rate <= 0 {
 		return nil
 	}
 	for i := len(ts) - 1; i >= 0; i-- {
 		t := &ts[i]
-		if t.SizeBytes == size && t.State == state && !t.ClientBound &&
-			math.Abs(t.TargetMsgsPerSec-rate) <= 1e-9*rate {
+		if t.Step != nil && t.Step.Size == size && judge(t) == state && !t.ClientBound() &&
+			math.Abs(t.Step.Rate-rate) <= 1e-9*rate {
 			return t
 		}
 	}
@@ -113,10 +195,10 @@ func (v *view) reference() *point {
 	bestDist := math.Inf(1)
 	for i := range v.Points {
 		p := &v.Points[i]
-		if p.SafeMsgsPerSec <= 0 {
+		if p.SafeRate <= 0 {
 			continue
 		}
-		if d := math.Abs(math.Log10(float64(p.SizeBytes) / 1000)); d < bestDist {
+		if d := math.Abs(math.Log10(float64(p.Size) / 1000)); d < bestDist {
 			best, bestDist = p, d
 		}
 	}
@@ -128,20 +210,20 @@ func (v *view) reference() *point {
 func (v *view) sustains(p *point) string {
 	if v.Brokers > 0 {
 		return fmt.Sprintf("%s MB/s per broker at %s messages (%s MB/s, %s msgs/s over %s)",
-			fmtMBps(p.SafeBytesPerSec/float64(v.Brokers)), fmtSize(p.SizeBytes),
-			fmtMBps(p.SafeBytesPerSec), fmtRate(p.SafeMsgsPerSec), plural(v.Brokers, "broker"))
+			units.MBps(p.SafeBytesPerSec/float64(v.Brokers)), units.Size(p.Size),
+			units.MBps(p.SafeBytesPerSec), units.Count(p.SafeRate), units.Plural(v.Brokers, "broker"))
 	}
 	return fmt.Sprintf("%s MB/s at %s messages (%s msgs/s)",
-		fmtMBps(p.SafeBytesPerSec), fmtSize(p.SizeBytes), fmtRate(p.SafeMsgsPerSec))
+		units.MBps(p.SafeBytesPerSec), units.Size(p.Size), units.Count(p.SafeRate))
 }
 
 func (v *view) answer() (string, []string) {
 	ref := v.reference()
 	if ref == nil {
 		for _, p := range v.Points {
-			if p.UnsafeMsgsPerSec > 0 {
+			if p.UnsafeRate > 0 {
 				return fmt.Sprintf("%s sustained no rate tried: at %s messages it overloaded even at the lowest rate tried, %s msgs/s. Lower the search's minimum rate.",
-					v.subject(), fmtSize(p.SizeBytes), fmtRate(p.UnsafeMsgsPerSec)), nil
+					v.subject(), units.Size(p.Size), units.Count(p.UnsafeRate)), nil
 			}
 		}
 		return "No trial has a verdict yet, so there is no boundary to report.", nil
@@ -149,11 +231,15 @@ func (v *view) answer() (string, []string) {
 	var h string
 	switch ref.Status {
 	case statusFound:
-		h = fmt.Sprintf("%s sustains %s; it overloaded at %s msgs/s", v.subject(), v.sustains(ref), fmtRate(ref.UnsafeMsgsPerSec))
+		within, over := "", "it overloaded at"
+		if ref.Ceiling != nil {
+			within, over = " within its latency SLO", "it missed the SLO at"
+		}
+		h = fmt.Sprintf("%s sustains %s%s; %s %s msgs/s", v.subject(), v.sustains(ref), within, over, units.Count(ref.UnsafeRate))
 		if ref.Bottleneck != "" {
 			h += " (bottleneck: " + ref.Bottleneck + ")"
 		}
-		h += "."
+		h += "." + ceilingPhrase(ref)
 	case statusClientBound:
 		h = fmt.Sprintf("%s sustains at least %s. Above that the load generator, not the cluster, was the limit, so the cluster's limit is higher and unknown.",
 			v.subject(), v.sustains(ref))
@@ -169,31 +255,46 @@ func (v *view) answer() (string, []string) {
 		var s string
 		switch p.Status {
 		case statusFound:
-			s = fmt.Sprintf("%s: %s MB/s (%s msgs/s)", fmtSize(p.SizeBytes), fmtMBps(p.SafeBytesPerSec), fmtRate(p.SafeMsgsPerSec))
+			s = fmt.Sprintf("%s: %s MB/s (%s msgs/s)", units.Size(p.Size), units.MBps(p.SafeBytesPerSec), units.Count(p.SafeRate))
 		case statusClientBound, statusLowerBound:
-			s = fmt.Sprintf("%s: at least %s MB/s (%s msgs/s, %s)", fmtSize(p.SizeBytes), fmtMBps(p.SafeBytesPerSec), fmtRate(p.SafeMsgsPerSec), p.Status)
+			s = fmt.Sprintf("%s: at least %s MB/s (%s msgs/s, %s)", units.Size(p.Size), units.MBps(p.SafeBytesPerSec), units.Count(p.SafeRate), p.Status)
 		default:
-			s = fmt.Sprintf("%s: no rate tried was sustained", fmtSize(p.SizeBytes))
+			s = fmt.Sprintf("%s: no rate tried was sustained", units.Size(p.Size))
 		}
 		others = append(others, s)
 	}
 	return h, others
 }
 
+// ceilingPhrase says where a point's throughput ceiling is, when the point's limit is its SLO
+// limit.
+func ceilingPhrase(p *point) string {
+	c := p.Ceiling
+	if c == nil || c.SafeRate <= 0 {
+		return ""
+	}
+	s := fmt.Sprintf(" Without the latency objective, its throughput ceiling is %s msgs/s (%s MB/s)", units.Count(c.SafeRate), units.MBps(c.SafeBytesPerSec))
+	switch {
+	case c.Found():
+		s += fmt.Sprintf(", overloaded at %s msgs/s", units.Count(c.UnsafeRate))
+	case c.ClientBound:
+		s += " at least (the load generator was the limit above it)"
+	default:
+		s += " at least"
+	}
+	return s + "."
+}
+
 func (v *view) recommendation() string {
-	r := v.Recommendation
+	r := v.rec
 	if r == nil {
 		return ""
 	}
-	s := fmt.Sprintf("Recommended safe load: %s MB/s per broker, %s MB/s for the cluster", fmtMBps(r.PerBrokerBytesPerSec), fmtMBps(r.ClusterBytesPerSec))
+	s := fmt.Sprintf("Recommended safe load: %s MB/s per broker, %s MB/s for the cluster", units.MBps(r.PerBrokerBytesPerSec), units.MBps(r.ClusterBytesPerSec))
 	if r.BrokersDown > 0 {
-		s += ", with room for " + plural(r.BrokersDown, "broker") + " down"
+		s += ", with room for " + units.Plural(r.BrokersDown, "broker") + " down"
 	}
-	s += "."
-	if t := strings.TrimSpace(r.Text); t != "" {
-		s += " " + t
-	}
-	return s
+	return s + ". " + recommendationText(r)
 }
 
 func (v *view) warnings() []string {
@@ -209,49 +310,31 @@ func (v *view) warnings() []string {
 	var cb []string
 	for _, p := range v.Points {
 		if p.Status == statusClientBound {
-			cb = append(cb, fmtSize(p.SizeBytes))
+			cb = append(cb, units.Size(p.Size))
 		}
 	}
 	if len(cb) > 0 {
 		w = append(w, "Client-bound at "+strings.Join(cb, ", ")+": "+clientBoundNote+
 			". Those points are lower bounds of the cluster's limit (orange squares on the charts), not the limit.")
 	}
+	for _, p := range v.Points {
+		for _, c := range p.NonMonotonic {
+			w = append(w, fmt.Sprintf("Non-monotonic at %s (%s): trial %d was ok at %s msgs/s, though trial %d was overloaded at %s msgs/s. The verdicts contradict each other; the bracket trusts the overloaded trial, and both are in the trials table.",
+				units.Size(p.Size), limitName(c.Limit), c.OK, units.Count(c.OKRate), c.Overloaded, units.Count(c.OverRate)))
+		}
+	}
 	return w
 }
 
-// latencyKinds returns the keys of m: publish, end_to_end and schedule_delay first when present,
-// then the rest sorted, so output never depends on map order.
-func latencyKinds(m map[string]Percentiles) []string {
-	var ks []string
-	for _, k := range []string{LatencyPublish, LatencyEndToEnd, LatencyScheduleDelay} {
-		if _, ok := m[k]; ok {
-			ks = append(ks, k)
-		}
+// limitName is a limit for people.
+func limitName(l string) string {
+	if l == results.LimitSLO {
+		return "the SLO limit"
 	}
-	var rest []string
-	for k := range m {
-		if k != LatencyPublish && k != LatencyEndToEnd && k != LatencyScheduleDelay {
-			rest = append(rest, k)
-		}
-	}
-	slices.Sort(rest)
-	return append(ks, rest...)
+	return "the throughput ceiling"
 }
 
-// latencyName is a kind for people.
-func latencyName(k string) string {
-	switch k {
-	case LatencyPublish:
-		return "publish"
-	case LatencyEndToEnd:
-		return "end-to-end"
-	case LatencyScheduleDelay:
-		return "schedule delay"
-	}
-	return strings.ReplaceAll(k, "_", " ")
-}
-
-// cpuTable is Data.CPUShare pivoted: a row per process (in first-seen order), a column per
+// cpuTable is view.CPUShare pivoted: a row per process (in first-seen order), a column per
 // boundary size (by size; the whole-run average last).
 type cpuTable struct {
 	Columns []int // SizeBytes; 0 = whole run
@@ -322,7 +405,7 @@ func cpuColumn(size int) string {
 	if size == 0 {
 		return "whole run"
 	}
-	return "at " + fmtSize(size)
+	return "at " + units.Size(size)
 }
 
 // HostCoresText is HostCores for people ("" when unknown).
@@ -330,13 +413,13 @@ func (v *view) HostCoresText() string {
 	if v.HostCores <= 0 {
 		return ""
 	}
-	return trimFloat(v.HostCores)
+	return units.Trim(v.HostCores)
 }
 
 // drawable says whether the boundary charts have anything to draw: a measured or predicted rate.
 func (v *view) drawable() bool {
 	for _, p := range v.Points {
-		if p.SafeMsgsPerSec > 0 || p.UnsafeMsgsPerSec > 0 {
+		if p.SafeRate > 0 || p.UnsafeRate > 0 {
 			return true
 		}
 	}
@@ -350,10 +433,10 @@ func (v *view) drawable() bool {
 
 // env is the environment table: whether the run was co-located, the broker count and the host's
 // cores (unless Config or Environment already list them), then Environment as given.
-func (v *view) env() []KV {
+func (v *view) env() []kv {
 	listed := func(key string) bool {
-		for _, kv := range append(slices.Clip(v.Config), v.Environment...) {
-			if strings.EqualFold(strings.TrimSpace(kv.Key), key) {
+		for _, e := range append(slices.Clip(v.Config), v.Environment...) {
+			if strings.EqualFold(strings.TrimSpace(e.Key), key) {
 				return true
 			}
 		}
@@ -363,12 +446,12 @@ func (v *view) env() []KV {
 	if v.CoLocated {
 		co = "yes: brokers and load generator on one host, so the figures measure the host"
 	}
-	kv := []KV{{Key: "co-located", Value: co}}
+	out := []kv{{Key: "co-located", Value: co}}
 	if v.Brokers > 0 && !listed("brokers") {
-		kv = append(kv, KV{Key: "brokers", Value: fmt.Sprint(v.Brokers)})
+		out = append(out, kv{Key: "brokers", Value: fmt.Sprint(v.Brokers)})
 	}
 	if v.HostCores > 0 && !listed("host cores") {
-		kv = append(kv, KV{Key: "host cores", Value: v.HostCoresText()})
+		out = append(out, kv{Key: "host cores", Value: v.HostCoresText()})
 	}
-	return append(kv, v.Environment...)
+	return append(out, v.Environment...)
 }

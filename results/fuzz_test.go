@@ -13,8 +13,8 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(good1 + "\n" + good2 + "\n"))
 	f.Add([]byte(good1 + "\n" + good2[:30]))
 	f.Add([]byte("\n\n" + good1))
-	f.Add([]byte(`{"kind":"x","schema":2,"time":"2025-03-01T12:00:01Z"}`))
-	f.Add([]byte(`{"kind":"x","schema":1,"time":"2025-03-01T12:00:01Z","data":null}` + "\n"))
+	f.Add([]byte(`{"kind":"x","schema":3,"time":"2025-03-01T12:00:01Z"}`))
+	f.Add([]byte(`{"kind":"x","schema":2,"time":"2025-03-01T12:00:01Z","data":null}` + "\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		recs, warns, err := Read(bytes.NewReader(in), "f")
 		if err != nil {

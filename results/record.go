@@ -7,9 +7,18 @@ import (
 	"time"
 )
 
-// Schema is the version of the record envelope this package writes. Load accepts records with a
-// schema from 1 up to Schema and rejects newer ones (written by a newer plimsoll) with ErrSchema.
-const Schema = 1
+// Schema is the version of the records this package writes: the envelope and the shapes of its
+// kinds (Trial, Search, Boundary, Recommendation). Load accepts exactly this schema; records of
+// an older or a newer one are refused with ErrSchema and a message naming both versions and the
+// plimsoll that reads them.
+//
+// Schema 1 was written by plimsoll up to commit 5814fc7 (November 2026): a limit search's trial
+// record held an "outcome" with the full result nested in it. Schema 2 stores the one trial
+// record (Trial) as it is.
+const Schema = 2
+
+// lastWriter names, for each older schema, the last plimsoll that wrote it.
+var lastWriter = map[int]string{1: "plimsoll at commit 5814fc7 or earlier"}
 
 // Record kinds used across plimsoll. A kind names the shape of Data; the package accepts any
 // non-empty kind so new commands need no change here.
@@ -18,13 +27,15 @@ const (
 	KindTrial    = "trial"    // one finished trial: the rate asked for and its verdict
 	KindBoundary = "boundary" // one point of the boundary found by a limit search
 	KindRun      = "run"      // one `plimsoll run`
+	// KindRecommendation is the safe load a finished limit search recommends.
+	KindRecommendation = "recommendation"
 )
 
 // Errors callers can test with errors.Is.
 var (
 	// ErrCorrupt is wrapped by every error about a line that is not a valid record.
 	ErrCorrupt = errors.New("corrupt results line")
-	// ErrSchema is wrapped when a record was written by a newer plimsoll.
+	// ErrSchema is wrapped when a record was written by an older or a newer plimsoll.
 	ErrSchema = errors.New("unsupported results schema")
 	// ErrKind is wrapped when a record is not of the kind a caller asked for.
 	ErrKind = errors.New("unexpected record kind")
@@ -106,7 +117,10 @@ func (r Record) validate() error {
 	case r.Schema < 1:
 		return fmt.Errorf("%w: \"schema\" must be 1 or more, got %d", ErrCorrupt, r.Schema)
 	case r.Schema > Schema:
-		return fmt.Errorf("%w %d: this plimsoll reads schema %d at most; upgrade plimsoll", ErrSchema, r.Schema, Schema)
+		return fmt.Errorf("%w %d: written by a newer plimsoll; this one reads schema %d; upgrade plimsoll", ErrSchema, r.Schema, Schema)
+	case r.Schema < Schema:
+		return fmt.Errorf("%w %d: written by %s; this plimsoll reads schema %d only; render it with that plimsoll, or run the search again",
+			ErrSchema, r.Schema, lastWriter[r.Schema], Schema)
 	case r.Time.IsZero():
 		return fmt.Errorf("%w: no \"time\"", ErrCorrupt)
 	}

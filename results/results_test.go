@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
+	goldenfile "github.com/plimsoll/plimsoll/internal/golden"
+)
 
 // fixedClock returns a clock that starts at a fixed instant and ticks one second per call.
 func fixedClock() func() time.Time {
@@ -63,18 +62,7 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden := filepath.Join("testdata", "results.golden.jsonl")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("results file differs from %s (go test -update refreshes it)\ngot:\n%s\nwant:\n%s", golden, got, want)
-	}
+	goldenfile.Check(t, golden, got)
 	// The golden file itself must load cleanly and decode.
 	recs, warns, err := Load(golden)
 	if err != nil || len(warns) != 0 {
@@ -102,8 +90,8 @@ func TestGolden(t *testing.T) {
 }
 
 const (
-	good1 = `{"kind":"trial","schema":1,"time":"2025-03-01T12:00:01Z","id":"a","data":{"rate":1}}`
-	good2 = `{"kind":"trial","schema":1,"time":"2025-03-01T12:00:02Z","id":"b","data":{"rate":2}}`
+	good1 = `{"kind":"trial","schema":2,"time":"2025-03-01T12:00:01Z","id":"a","data":{"rate":1}}`
+	good2 = `{"kind":"trial","schema":2,"time":"2025-03-01T12:00:02Z","id":"b","data":{"rate":2}}`
 )
 
 func TestRead(t *testing.T) {
@@ -125,12 +113,14 @@ func TestRead(t *testing.T) {
 		{name: "corrupt middle", in: good1 + "\n" + good2[:40] + "\n" + good2 + "\n", errLine: 2, errIs: ErrCorrupt},
 		{name: "corrupt last line with newline", in: good1 + "\n" + "garbage\n", errLine: 2, errIs: ErrCorrupt},
 		{name: "two objects on a line", in: good1 + good2 + "\n", errLine: 1, errIs: ErrCorrupt},
-		{name: "no kind", in: `{"schema":1,"time":"2025-03-01T12:00:01Z"}` + "\n", errLine: 1, errIs: ErrCorrupt, errHas: `no "kind"`},
+		{name: "no kind", in: `{"schema":2,"time":"2025-03-01T12:00:01Z"}` + "\n", errLine: 1, errIs: ErrCorrupt, errHas: `no "kind"`},
 		{name: "no schema", in: `{"kind":"x","time":"2025-03-01T12:00:01Z"}` + "\n", errLine: 1, errIs: ErrCorrupt, errHas: "schema"},
-		{name: "no time", in: `{"kind":"x","schema":1}` + "\n", errLine: 1, errIs: ErrCorrupt, errHas: "time"},
+		{name: "no time", in: `{"kind":"x","schema":2}` + "\n", errLine: 1, errIs: ErrCorrupt, errHas: "time"},
 		{name: "newer schema", in: good1 + "\n" + `{"kind":"x","schema":99,"time":"2025-03-01T12:00:01Z"}` + "\n", errLine: 2, errIs: ErrSchema, errHas: "upgrade"},
-		{name: "newer schema on an unterminated last line", in: `{"kind":"x","schema":2,"time":"2025-03-01T12:00:01Z"}`, errLine: 1, errIs: ErrSchema},
-		{name: "unknown envelope field ignored", in: `{"kind":"x","schema":1,"time":"2025-03-01T12:00:01Z","extra":true}` + "\n", n: 1},
+		{name: "newer schema on an unterminated last line", in: `{"kind":"x","schema":3,"time":"2025-03-01T12:00:01Z"}`, errLine: 1, errIs: ErrSchema},
+		{name: "older schema", in: `{"kind":"trial","schema":1,"time":"2025-03-01T12:00:01Z","data":{"seq":1}}` + "\n", errLine: 1, errIs: ErrSchema,
+			errHas: "schema 1: written by plimsoll at commit 5814fc7 or earlier; this plimsoll reads schema 2"},
+		{name: "unknown envelope field ignored", in: `{"kind":"x","schema":2,"time":"2025-03-01T12:00:01Z","extra":true}` + "\n", n: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -312,5 +302,115 @@ func BenchmarkAppend(b *testing.B) {
 		if err := w.Append(KindTrial, "1000B@12345.678", v); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestOlderSchema: files written before schema 2 load or are refused with a message naming both
+// schemas and the plimsoll that wrote them (testdata/schema1 holds files written by plimsoll at
+// commit 5814fc7: a limit search's first records and a run's result.json, trimmed).
+func TestOlderSchema(t *testing.T) {
+	_, err := LoadSearch(filepath.Join("testdata", "schema1", "results.jsonl"))
+	if !errors.Is(err, ErrSchema) {
+		t.Fatalf("LoadSearch(schema 1) = %v, want ErrSchema", err)
+	}
+	for _, want := range []string{"results.jsonl:1", "schema 1", "plimsoll at commit 5814fc7 or earlier", "reads schema 2"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	// A run's result.json kept its shape: it loads.
+	tr, err := LoadTrialDir(filepath.Join("testdata", "schema1", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.KafkaVersion != "4.1.0" || tr.Verdict.State != "overloaded" || tr.Counts.Acked == 0 || tr.TargetMsgsPerSec == 0 || tr.USE == nil {
+		t.Errorf("schema 1 result.json lost figures: version %q, verdict %q, acked %d, target %v",
+			tr.KafkaVersion, tr.Verdict.State, tr.Counts.Acked, tr.TargetMsgsPerSec)
+	}
+}
+
+// TestTrialDirRoundTrip: what WriteTrialDir writes, LoadTrialDir reads back, schema included.
+func TestTrialDirRoundTrip(t *testing.T) {
+	old, err := LoadTrialDir(filepath.Join("testdata", "schema1", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := WriteTrialDir(dir, old); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, ResultFile))
+	if err != nil || !bytes.Contains(raw, []byte(`"schema": 2`)) {
+		t.Fatalf("result.json without its schema (%v):\n%.200s", err, raw)
+	}
+	back, err := LoadTrialDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(old)
+	b, _ := json.Marshal(back)
+	if !bytes.Equal(a, b) {
+		t.Error("the trial changed through WriteTrialDir and LoadTrialDir")
+	}
+	for _, f := range []string{TimelineFile, HDRLogFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	// A newer schema is refused.
+	newer := bytes.Replace(raw, []byte(`"schema": 2`), []byte(`"schema": 3`), 1)
+	if err := os.WriteFile(filepath.Join(dir, ResultFile), newer, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadTrialDir(dir); !errors.Is(err, ErrSchema) || !strings.Contains(err.Error(), "upgrade plimsoll") {
+		t.Errorf("LoadTrialDir(schema 3) = %v, want ErrSchema asking for an upgrade", err)
+	}
+}
+
+func TestLoadSearch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	w, err := Open(path, WithClock(fixedClock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := Trial{Step: &Step{Seq: 1, Size: 100, Rate: 5000, Phase: PhaseBracket, Attempt: 1}, KafkaVersion: "4.1.0"}
+	tr.ProducedMsgsPerSec = 4990
+	for _, r := range []struct {
+		kind string
+		v    any
+	}{
+		{KindSearch, Search{Sizes: []int{100}, Tolerance: 0.05, Config: &Config{Brokers: 3}}},
+		{KindTrial, tr},
+		{KindBoundary, Boundary{Size: 100, Ceiling: Limit{SafeRate: 5000}, Model: &Prediction{MsgsPerSec: 5500}}},
+		{KindRecommendation, Recommendation{PerBrokerBytesPerSec: 1e5, Size: 100, Brokers: 3}},
+		{"note", nil}, // kinds of other commands are skipped
+	} {
+		if err := w.Append(r.kind, "", r.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	sf, err := LoadSearch(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sf.Header.Config.Brokers != 3 || len(sf.Trials) != 1 || sf.Trials[0].Step.Rate != 5000 || sf.Trials[0].ProducedMsgsPerSec != 4990 ||
+		len(sf.Points) != 1 || sf.Points[0].Model.MsgsPerSec != 5500 || sf.Recommendation == nil || sf.Recommendation.Size != 100 ||
+		!sf.Written.Equal(time.Date(2025, 3, 1, 12, 0, 1, 0, time.UTC)) {
+		t.Errorf("LoadSearch = %+v", sf)
+	}
+	// A second header, or none, is refused.
+	if err := Append(path, KindSearch, "", Search{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadSearch(path); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), ":6") {
+		t.Errorf("two headers: %v", err)
+	}
+	none := filepath.Join(t.TempDir(), "results.jsonl")
+	if err := Append(none, KindTrial, "", tr); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadSearch(none); !errors.Is(err, ErrNoSearch) {
+		t.Errorf("no header: %v", err)
 	}
 }

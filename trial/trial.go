@@ -3,16 +3,14 @@ package trial
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/probe"
+	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/target"
+	"github.com/plimsoll/plimsoll/use"
 	"github.com/plimsoll/plimsoll/verdict"
 	"github.com/plimsoll/plimsoll/workload"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -35,30 +33,10 @@ type Config struct {
 	NoProbe bool
 }
 
-// Result is a trial's outcome: everything the load generator measured (inlined, so
-// result.json has target_msgs_per_sec, counts, latency_ms, timeline, ... at its top level),
-// the USE table of the measured window and the verdict.
-type Result struct {
-	*loadgen.Result
-	KafkaVersion string          `json:"kafka_version"`
-	Cluster      ClusterInfo     `json:"cluster"`
-	USE          *probe.Table    `json:"use,omitempty"`
-	Verdict      verdict.Verdict `json:"verdict"`
-	// Series is every probe sample of the trial (warm-up included), written as probe.json.
-	Series *probe.Series `json:"-"`
-}
-
-// ClusterInfo is what the trial knew of the cluster.
-type ClusterInfo struct {
-	Bootstrap      []string `json:"bootstrap"`
-	Local          bool     `json:"local"`
-	NICBytesPerSec float64  `json:"nic_bytes_per_sec,omitempty"`
-	MetricsURLs    int      `json:"metrics_endpoints"`
-}
-
-// Run executes one trial. The probe runs for the whole trial; the USE table and the verdict use
-// the measured window only (warm-up and drain excluded).
-func Run(ctx context.Context, cfg Config) (*Result, error) {
+// Run executes one trial. The probe runs for the whole trial; the USE table, the per-process
+// CPU, the brokers' traffic and the verdict are drawn from the measured window only (warm-up and
+// drain excluded).
+func Run(ctx context.Context, cfg Config) (*results.Trial, error) {
 	opts := cfg.Load
 	if opts.RunID == "" {
 		opts.RunID = NewRunID()
@@ -87,31 +65,27 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return judge(lr, series, cfg, version), nil
+}
+
+// judge turns the load generator's result and the probe's samples into the trial record.
+func judge(lr *loadgen.Result, series *probe.Series, cfg Config, version string) *results.Trial {
 	nic := cfg.Probe.NICBytesPerSec
 	for _, v := range cfg.Probe.NICByBroker {
 		nic = max(nic, v)
 	}
-	res := &Result{Result: lr, KafkaVersion: version, Series: series, Cluster: ClusterInfo{
+	t := &results.Trial{Result: *lr, KafkaVersion: version, Series: series, Cluster: results.Cluster{
 		Bootstrap: cfg.Target.Bootstrap, Local: cfg.Target.Local, NICBytesPerSec: nic, MetricsURLs: len(cfg.Target.MetricsURLs),
 	}}
-	window := res.MeasuredWindow()
+	window := t.MeasuredWindow()
 	if window != nil && len(window.Samples) > 0 {
-		t := window.USE()
-		res.USE = &t
+		u := use.Summarise(window)
+		t.USE = &u
 	}
-	res.Verdict = verdict.Judge(verdict.Input{Run: lr, Series: window}, cfg.Criteria)
-	return res, nil
-}
-
-// MeasuredWindow is the probe's samples over the load generator's measured window (warm-up and
-// drain left out): what the verdict, the USE table and every per-broker figure are drawn from.
-// Nil when nothing was probed.
-func (r *Result) MeasuredWindow() *probe.Series {
-	if r.Series == nil || r.Result == nil {
-		return nil
-	}
-	from := r.Window.Start
-	return r.Series.Window(from, from.Add(time.Duration(r.Window.MeasuredSeconds*float64(time.Second))))
+	t.Verdict = verdict.Judge(verdict.Input{Run: lr, Series: window, USE: t.USE}, cfg.Criteria)
+	t.CPU = processCPU(t, window)
+	t.Traffic = t.BrokerTraffic()
+	return t
 }
 
 // NewRunID returns a fresh run id: the UTC time to the second and 4 random hex digits, so ids
@@ -146,61 +120,4 @@ func guessVersion(ctx context.Context, t target.Target) string {
 		}
 	}
 	return "unknown"
-}
-
-// WriteDir writes the trial into dir: result.json (everything), timeline.csv (one row a
-// second), histograms.hlog (HDR histogram log of publish, end-to-end and schedule delay) and
-// probe.json (every probe sample).
-func (r *Result) WriteDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "result.json"), append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	write := func(name string, f func(*os.File) error) error {
-		fh, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		return errors.Join(f(fh), fh.Close())
-	}
-	if err := write("timeline.csv", func(f *os.File) error { return r.WriteTimelineCSV(f) }); err != nil {
-		return err
-	}
-	if err := write("histograms.hlog", func(f *os.File) error { return r.WriteHDRLog(f) }); err != nil {
-		return err
-	}
-	if r.Series != nil {
-		return write("probe.json", func(f *os.File) error {
-			enc := json.NewEncoder(f)
-			enc.SetIndent("", " ")
-			return enc.Encode(r.Series)
-		})
-	}
-	return nil
-}
-
-// LoadDir reads a trial written by WriteDir (result.json and, if present, probe.json).
-func LoadDir(dir string) (*Result, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "result.json"))
-	if err != nil {
-		return nil, fmt.Errorf("%w (give a directory written by `plimsoll run --out`)", err)
-	}
-	r := &Result{Result: &loadgen.Result{}}
-	if err := json.Unmarshal(data, r); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "result.json"), err)
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, "probe.json")); err == nil {
-		var s probe.Series
-		if err := json.Unmarshal(data, &s); err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "probe.json"), err)
-		}
-		r.Series = &s
-	}
-	return r, nil
 }

@@ -2,46 +2,39 @@ package verdict
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
-	"github.com/plimsoll/plimsoll/probe"
+	"github.com/plimsoll/plimsoll/use"
 )
 
-// evidence ranks the USE table's utilisation cells, busiest first, as readable lines such as
-// "broker 2 network in: 97% (wire bytes in ÷ NIC)". Only resources with a known capacity take
-// part: a rate without a capacity says nothing about how close to the limit it is.
-func evidence(t *probe.Table) []string {
-	if t == nil {
-		return nil
+// evidence words the USE table's busiest resources (use.Busiest: utilisation of a known
+// capacity, busiest first) as lines such as "broker 2 network in: 97% (wire bytes in ÷ NIC)",
+// and names the busiest as the bottleneck when it is at least MinBottleneckUtil of its capacity.
+// A resource far from its limit is never the bottleneck: the bottleneck is then unknown, and
+// says why (no broker metrics, or nothing near its capacity).
+func evidence(t *use.Table, c Criteria) (lines []string, bottleneck string) {
+	busy := use.Busiest(t, 5)
+	for _, b := range busy {
+		lines = append(lines, fmt.Sprintf("%s %s: %.0f%% (%s)", b.Entity, b.Resource, b.Utilisation, b.Metric))
 	}
-	type item struct {
-		entity, resource, metric string
-		util                     float64
+	switch {
+	case len(busy) > 0 && busy[0].Utilisation >= 100*c.MinBottleneckUtil:
+		return lines, lines[0]
+	case t == nil:
+		return lines, ""
+	case !hasBrokerRows(t):
+		return lines, "unknown: no broker metrics were read, so no broker resource could be judged"
+	case len(busy) > 0:
+		return lines, fmt.Sprintf("unknown: no resource was near its capacity (the busiest, %s)", lines[0])
 	}
-	var items []item
+	return lines, "unknown: no resource's capacity is known"
+}
+
+// hasBrokerRows reports whether the table holds any figure from a broker's metrics.
+func hasBrokerRows(t *use.Table) bool {
 	for _, r := range t.Rows {
-		u := r.Utilisation
-		if u.Blank() || !u.Mean.OK() || u.Unit != "%" {
-			continue
+		if len(r.Entity) > 7 && r.Entity[:7] == "broker " && !r.Amount.Blank() {
+			return true
 		}
-		items = append(items, item{r.Entity, r.Resource, u.Metric, float64(u.Mean)})
 	}
-	slices.SortStableFunc(items, func(a, b item) int {
-		switch {
-		case a.util > b.util:
-			return -1
-		case a.util < b.util:
-			return 1
-		}
-		return strings.Compare(a.entity+a.resource, b.entity+b.resource)
-	})
-	var out []string
-	for i, it := range items {
-		if i == 5 {
-			break
-		}
-		out = append(out, fmt.Sprintf("%s %s: %.0f%% (%s)", it.entity, it.resource, it.util, it.metric))
-	}
-	return out
+	return false
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/probe"
 	"github.com/plimsoll/plimsoll/units"
+	"github.com/plimsoll/plimsoll/use"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -69,6 +70,31 @@ type Criteria struct {
 	// this many ms or messages went unsent (50). Below it, delays are the operating system's
 	// scheduling jitter, not a generator that cannot keep up.
 	ScheduleP99Ms float64 `json:"schedule_p99_ms"`
+	// ClientMaxLateMs: a p99 schedule delay above this many ms, or any message left unsent, is
+	// a generator that cannot keep up whatever its threads' run-queue wait says: a single busy
+	// producer goroutine on a host of many cores never waits for a CPU (500).
+	ClientMaxLateMs float64 `json:"client_max_late_ms"`
+	// ClientStarvedWait and ClientMinWaitS: behind its schedule by less than ClientMaxLateMs,
+	// the generator lacked CPU only if its threads waited in the run queue at least
+	// ClientStarvedWait seconds per second of CPU they got (0.5) and at least ClientMinWaitS
+	// seconds per second (0.01); below either, the lateness is timer jitter.
+	ClientStarvedWait float64 `json:"client_starved_wait"`
+	ClientMinWaitS    float64 `json:"client_min_wait_s"`
+	// ClientSchedP99Ms: plimsoll's goroutines waiting longer than this for one of its Go
+	// scheduler threads (p99 over the window's merged histogram, ms) is client-bound (25).
+	ClientSchedP99Ms float64 `json:"client_sched_p99_ms"`
+	// MaxBufferFullShare: producers that waited for buffer space more than this share of the
+	// window were held back by the cluster's acknowledgements, not short of CPU (0.01).
+	MaxBufferFullShare float64 `json:"max_buffer_full_share"`
+	// HostBusy: a co-located host whose CPU was busier than this share (0.9) is saturated: by
+	// the brokers (host-cpu, overloaded) or, when the brokers and plimsoll used less than
+	// HostOursShare of its busy cores (0.5), by other processes (host-noise, invalid).
+	HostBusy      float64 `json:"host_busy"`
+	HostOursShare float64 `json:"host_ours_share"`
+	// MinBottleneckUtil: a resource below this share of its capacity (0.5) is never named the
+	// bottleneck; without one near its limit the bottleneck is unknown, and the verdict says
+	// what would show it.
+	MinBottleneckUtil float64 `json:"min_bottleneck_utilisation"`
 }
 
 // DefaultCriteria are the documented defaults (README, "Verdict criteria").
@@ -76,6 +102,8 @@ func DefaultCriteria() Criteria {
 	return Criteria{
 		MinAchieved: 0.97, MaxLagGrowth: 0.02, MinReplicated: 0.97, PublishP99SLOMs: 1000, MinHandlerIdle: 0.20,
 		MaxISRShare: 0.5, ProduceErrors: true, ClientMaxCPU: 0.9, ScheduleP99Ms: 50,
+		ClientMaxLateMs: 500, ClientStarvedWait: 0.5, ClientMinWaitS: 0.01, ClientSchedP99Ms: 25,
+		MaxBufferFullShare: 0.01, HostBusy: 0.9, HostOursShare: 0.5, MinBottleneckUtil: 0.5,
 	}
 }
 
@@ -87,9 +115,14 @@ type Reason struct {
 	Broker int32 `json:"broker,omitempty"`
 }
 
-// Verdict is the judgement of one run.
+// Verdict is the judgement of one run. A run has two limits to respect: the throughput the
+// cluster sustains (every criterion but the latency SLO) and the latency objective on top of it.
+// State is the judgement by every criterion; Ceiling the judgement without the latency SLO, so
+// a run that kept up but missed its SLO is ok for the throughput ceiling and overloaded for the
+// SLO. Both are invalid together.
 type Verdict struct {
 	State   State    `json:"state"`
+	Ceiling State    `json:"ceiling"`
 	Reasons []Reason `json:"reasons"`
 	// Bottleneck names the busiest resource with its evidence, e.g. "broker 2 network in: 97%
 	// of its NIC"; empty when nothing stood out.
@@ -102,34 +135,29 @@ type Verdict struct {
 }
 
 // Input is what a verdict is drawn from. Series should be the measured window only
-// (probe.Series.Window); it may be nil when nothing was probed.
+// (probe.Series.Window), and USE its table (use.Summarise), from which the evidence is drawn;
+// both may be nil when nothing was probed.
 type Input struct {
 	Run    *loadgen.Result
 	Series *probe.Series
+	USE    *use.Table
 }
 
 // Judge applies the criteria to a run.
 func Judge(in Input, c Criteria) Verdict {
 	v := Verdict{Criteria: c, Reasons: []Reason{}}
 	if in.Run == nil {
-		v.State = Invalid
+		v.State, v.Ceiling = Invalid, Invalid
 		v.Reasons = append(v.Reasons, Reason{Criterion: CritNoData, Text: "no load-generator result"})
 		return v
 	}
-	var table *probe.Table
-	if in.Series != nil && len(in.Series.Samples) > 0 {
-		t := in.Series.USE()
-		table = &t
-	} else {
+	if in.Series == nil || len(in.Series.Samples) == 0 {
 		v.Skipped = append(v.Skipped, "broker and host criteria: no probe samples in the window")
 	}
-	v.Evidence = evidence(table)
-	if len(v.Evidence) > 0 {
-		v.Bottleneck = v.Evidence[0]
-	}
+	v.Evidence, v.Bottleneck = evidence(in.USE, c)
 
-	if noise := hostNoise(in); noise != nil {
-		v.State = Invalid
+	if noise := hostNoise(in, c); noise != nil {
+		v.State, v.Ceiling = Invalid, Invalid
 		v.Reasons = append(v.Reasons, *noise)
 		v.Bottleneck = "other processes on the host"
 		return v
@@ -147,7 +175,7 @@ func Judge(in Input, c Criteria) Verdict {
 	case len(cluster) > 0:
 		v.State = Overloaded
 		v.Reasons = cluster
-		if b := brokerOfReasons(cluster); b != "" && !strings.HasPrefix(v.Bottleneck, b) {
+		if b := brokerOfReasons(cluster); b != "" && v.Bottleneck != "" && !strings.HasPrefix(v.Bottleneck, b) {
 			// Prefer evidence about the broker the failing criteria point at.
 			for _, e := range v.Evidence {
 				if strings.HasPrefix(e, b+" ") {
@@ -159,20 +187,35 @@ func Judge(in Input, c Criteria) Verdict {
 	default:
 		v.State = OK
 	}
+	v.Ceiling = ceilingState(v)
 	return v
+}
+
+// ceilingState is the verdict without the latency SLO: overloaded only for a reason other than
+// latency.
+func ceilingState(v Verdict) State {
+	if v.State != Overloaded {
+		return v.State
+	}
+	for _, r := range v.Reasons {
+		if r.Criterion != CritLatency {
+			return Overloaded
+		}
+	}
+	return OK
 }
 
 // hostNoise reports a co-located run whose host was busy mostly with other work than the
 // brokers and plimsoll: then neither the cluster nor the generator can be judged.
-func hostNoise(in Input) *Reason {
+func hostNoise(in Input, c Criteria) *Reason {
 	if in.Series == nil || !in.Series.Local {
 		return nil
 	}
 	busy, cores, ours := hostCPU(in)
-	if cores == 0 || busy < 0.9 {
+	if cores == 0 || c.HostBusy <= 0 || busy < c.HostBusy {
 		return nil
 	}
-	if busyCores := busy * cores; ours < 0.5*busyCores {
+	if busyCores := busy * cores; ours < c.HostOursShare*busyCores {
 		return &Reason{Criterion: CritHostNoise, Text: fmt.Sprintf(
 			"the host's CPU was %.0f%% busy but the brokers and plimsoll used only %.2f of its %.2f busy cores: other processes competed for the CPU; run again on a quiet host",
 			100*busy, ours, busyCores)}
@@ -200,79 +243,109 @@ func hostCPU(in Input) (busy, cores, ours float64) {
 	return busy, cores, brokers + in.Run.Client.CPUShare*float64(in.Run.Config.NumCPU)
 }
 
-// brokerCPU is the local brokers' JVMs' CPU, cores, summed and averaged over the samples.
+// brokerCPU is the local brokers' JVMs' CPU over the window, cores: the sum of each broker's
+// mean (use.CPU: a missing reading is left out, not counted as 0), and how many brokers had one.
 func brokerCPU(s *probe.Series) (float64, int) {
-	return meanOf(s, func(x probe.Sample) probe.Num {
-		if x.Host == nil || len(x.Host.Brokers) == 0 {
-			return probe.Missing
-		}
-		sum := probe.Num(0)
-		for _, b := range x.Host.Brokers {
-			sum += probe.Num(b.CPU.Or(0))
-		}
-		return sum
-	})
+	return use.BrokersCPU(use.CPU(s))
 }
 
-// starvedWaitRatio: plimsoll's threads short of CPU wait in the run queue at least this long
-// per second they run. Below it, a late schedule is timer jitter, not a CPU shortage.
-const starvedWaitRatio = 0.5
-
-// clientBound returns reasons when plimsoll itself limited the run. Falling behind schedule is
-// the generator's fault only when it was not waiting on the cluster (buffers full) and its
-// threads were short of CPU (run-queue wait); and on a host it shares with the brokers, when it
-// was not merely squeezed out by them: then the host is the limit (hostReason), not the client.
+// clientBound returns reasons when plimsoll itself limited the run: it used nearly all the cores
+// it may use, its goroutines queued for its Go scheduler threads, or it fell behind its schedule
+// while its buffers had room (not held back by the cluster) and either fell far behind (unsent
+// messages, a p99 lateness beyond ClientMaxLateMs) or its threads were short of CPU. On a host
+// it shares with the brokers, falling behind because the brokers took the CPU makes the host
+// the limit (host, host-cpu), not the client.
 func clientBound(in Input, c Criteria, v *Verdict) (client []Reason, host *Reason) {
 	r := in.Run
-	cs := r.Client
+	used := r.Client.CPUShare * float64(r.Config.NumCPU)
+	if reason := cpuBound(r, c, used); reason != nil {
+		client = append(client, *reason)
+	}
+	if reason := schedBound(in, c); reason != nil {
+		client = append(client, *reason)
+	}
+	behind, far := lateness(r, c)
+	if behind == "" {
+		return client, nil
+	}
+	if !far {
+		if wait, cpu, ok := selfRunQueue(in.Series); ok && (wait < c.ClientMinWaitS || wait < c.ClientStarvedWait*cpu) {
+			// Without the wait, no CPU shortage explains a small lateness: judge the cluster.
+			// Publish latency, measured from the intended time, still includes it.
+			v.Skipped = append(v.Skipped, fmt.Sprintf(
+				"%s: %s, but its threads waited only %.3f s per second for a CPU while using %.2f cores: timer jitter, not a CPU shortage",
+				CritClientBound, behind, wait, cpu))
+			return client, nil
+		}
+	}
+	if h := hostSqueezed(in, c, behind, used); h != nil {
+		return client, h
+	}
+	return append(client, Reason{Criterion: CritClientBound, Text: behind + ": it could not keep up, not the cluster"}), nil
+}
+
+// cpuBound is the client-bound reason of a generator that used nearly all the cores it may use.
+func cpuBound(r *loadgen.Result, c Criteria, used float64) *Reason {
 	usable := float64(r.Config.NumCPU)
 	if g := r.Config.GOMAXPROCS; g > 0 && float64(g) < usable {
 		usable = float64(g)
 	}
-	used := cs.CPUShare * float64(r.Config.NumCPU)
-	if c.ClientMaxCPU > 0 && usable > 0 && used >= c.ClientMaxCPU*usable {
-		client = append(client, Reason{Criterion: CritClientBound, Text: fmt.Sprintf(
-			"plimsoll used %.2f of the %.0f cores it may use (GOMAXPROCS %d): give it more cores or producers, or run it on another host", used, usable, r.Config.GOMAXPROCS)})
+	if c.ClientMaxCPU <= 0 || usable <= 0 || used < c.ClientMaxCPU*usable {
+		return nil
 	}
-	// Goroutines queueing for one of plimsoll's Go scheduler threads (GOMAXPROCS) means the
-	// generator's own CPU is the limit, whatever its buffers say.
-	if c.ScheduleP99Ms > 0 && in.Series != nil {
-		sched, n := meanOf(in.Series, func(x probe.Sample) probe.Num {
-			if x.Host == nil {
-				return probe.Missing
-			}
-			return x.Host.Self.SchedLatencyP99
-		})
-		if n > 0 && 1000*sched > c.ScheduleP99Ms/2 {
-			client = append(client, Reason{Criterion: CritClientBound, Text: fmt.Sprintf(
-				"plimsoll's goroutines waited %.0f ms (p99, mean over the window) for one of its %d Go scheduler threads: the generator's CPU is the limit; give it more cores (GOMAXPROCS) or run it on another host",
-				1000*sched, r.Config.GOMAXPROCS)})
+	return &Reason{Criterion: CritClientBound, Text: fmt.Sprintf(
+		"plimsoll used %.2f of the %.0f cores it may use (GOMAXPROCS %d): give it more cores or producers, or run it on another host", used, usable, r.Config.GOMAXPROCS)}
+}
+
+// schedBound is the client-bound reason of goroutines queueing for one of plimsoll's Go
+// scheduler threads (GOMAXPROCS): the generator's own CPU is the limit, whatever its buffers
+// say. The p99 is over the window's merged histogram.
+func schedBound(in Input, c Criteria) *Reason {
+	if c.ClientSchedP99Ms <= 0 || in.Series == nil {
+		return nil
+	}
+	var hs []*probe.SchedHist
+	for _, x := range in.Series.Samples {
+		if x.Host != nil {
+			hs = append(hs, x.Host.Self.SchedLatency)
 		}
 	}
+	p99 := probe.MergeSched(hs...).Quantile(0.99)
+	if !p99.OK() || 1000*float64(p99) <= c.ClientSchedP99Ms {
+		return nil
+	}
+	return &Reason{Criterion: CritClientBound, Text: fmt.Sprintf(
+		"plimsoll's goroutines waited %.0f ms (p99 over the window) for one of its %d Go scheduler threads: the generator's CPU is the limit; give it more cores (GOMAXPROCS) or run it on another host",
+		1000*float64(p99), in.Run.Config.GOMAXPROCS)}
+}
+
+// lateness says how the generator fell behind its schedule while its buffers had room ("" when
+// it did not, or when it waited for buffer space: held back by the cluster), and whether it fell
+// far behind: messages left unsent, or a p99 schedule delay above ClientMaxLateMs.
+func lateness(r *loadgen.Result, c Criteria) (string, bool) {
 	late := r.Counts.Unsent > 0 || c.ScheduleP99Ms > 0 && r.Latency.ScheduleDelay.P99 > c.ScheduleP99Ms
-	if !cs.BehindSchedule || cs.BehindCause == "buffer-full" || !late {
-		return client, nil
+	if !late || r.Client.BufferFullShare > c.MaxBufferFullShare {
+		return "", false
 	}
-	behind := fmt.Sprintf("the generator fell behind its schedule (p99 schedule delay %.0f ms, max %.0f ms, %d messages never sent) while its buffers had room",
-		r.Latency.ScheduleDelay.P99, cs.MaxScheduleDelayMs, r.Counts.Unsent)
-	if wait, cpu, ok := selfRunQueue(in.Series); ok && (wait < 0.01 || wait < starvedWaitRatio*cpu) {
-		// Without the wait, no CPU shortage explains the lateness: judge the cluster. Publish
-		// latency, measured from the intended time, still includes it.
-		v.Skipped = append(v.Skipped, fmt.Sprintf(
-			"%s: %s, but its threads waited only %.3f s per second for a CPU while using %.2f cores: timer jitter, not a CPU shortage",
-			CritClientBound, behind, wait, cpu))
-		return client, nil
+	far := r.Counts.Unsent > 0 || c.ClientMaxLateMs > 0 && r.Latency.ScheduleDelay.P99 > c.ClientMaxLateMs
+	return fmt.Sprintf("the generator fell behind its schedule (p99 schedule delay %.0f ms, max %.0f ms, %d messages never sent) while its buffers had room",
+		r.Latency.ScheduleDelay.P99, r.Client.MaxScheduleDelayMs, r.Counts.Unsent), far
+}
+
+// hostSqueezed is the host-cpu reason of a co-located generator that fell behind because the
+// brokers took the host's CPU.
+func hostSqueezed(in Input, c Criteria, behind string, used float64) *Reason {
+	if in.Series == nil || !in.Series.Local || c.HostBusy <= 0 {
+		return nil
 	}
-	if in.Series != nil && in.Series.Local {
-		busy, _, _ := hostCPU(in)
-		brokers, n := brokerCPU(in.Series)
-		if n > 0 && busy >= 0.9 && brokers > used {
-			return client, &Reason{Criterion: CritHostCPU, Text: fmt.Sprintf(
-				"%s because the host's CPU was %.0f%% busy, the brokers using %.2f cores and plimsoll %.2f: on a co-located cluster the shared host is the limit",
-				behind, 100*busy, brokers, used)}
-		}
+	busy, _, _ := hostCPU(in)
+	brokers, n := brokerCPU(in.Series)
+	if n == 0 || busy < c.HostBusy || brokers <= used {
+		return nil
 	}
-	return append(client, Reason{Criterion: CritClientBound, Text: behind + ": it lacked CPU, not the cluster"}), nil
+	return &Reason{Criterion: CritHostCPU, Text: fmt.Sprintf(
+		"%s because the host's CPU was %.0f%% busy, the brokers using %.2f cores and plimsoll %.2f: on a co-located cluster the shared host is the limit",
+		behind, 100*busy, brokers, used)}
 }
 
 // selfRunQueue is plimsoll's run-queue wait (thread-seconds per second) and CPU (cores), means
@@ -321,6 +394,10 @@ func clusterReasons(in Input, c Criteria, v *Verdict) []Reason {
 	}
 	if c.ProduceErrors && r.Counts.Failed > 0 {
 		out = append(out, Reason{Criterion: CritErrors, Text: fmt.Sprintf("%d produce requests failed%s", r.Counts.Failed, firstError(r))})
+	}
+	if c.ProduceErrors && r.Counts.InFlightAtEnd > 0 {
+		out = append(out, Reason{Criterion: CritErrors, Text: fmt.Sprintf(
+			"%d messages were neither acknowledged nor failed when the producers stopped waiting: the cluster did not answer them in time", r.Counts.InFlightAtEnd)})
 	}
 	if in.Series != nil && len(in.Series.Samples) > 0 {
 		out = append(out, brokerReasons(in.Series, c, v)...)

@@ -2,8 +2,7 @@ package verdict
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
+	goldenfile "github.com/plimsoll/plimsoll/internal/golden"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,9 +10,8 @@ import (
 
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/probe"
+	"github.com/plimsoll/plimsoll/use"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // run builds a load-generator result of a steady run at rate msgs/s for n seconds.
 func run(target, produced float64, n int) *loadgen.Result {
@@ -98,55 +96,78 @@ func TestJudge(t *testing.T) {
 		})}, want: Overloaded, reasons: []string{CritISR}},
 		{name: "client-bound-behind", in: Input{Run: func() *loadgen.Result {
 			r := run(200000, 120000, 20)
-			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 850
+			r.Client.MaxScheduleDelayMs = 850
 			r.Latency.ScheduleDelay.P99 = 700
 			r.Counts.Unsent = 1500000
 			return r
 		}(), Series: series(20, nil)}, want: Invalid, reasons: []string{CritClientBound, CritShortfall}, bottle: "plimsoll"},
 		{name: "co-located-host-saturated", in: Input{Run: func() *loadgen.Result {
 			r := run(20000, 15000, 20)
-			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 400
+			r.Client.MaxScheduleDelayMs = 400
 			r.Latency.ScheduleDelay.P99 = 300
 			return r
 		}(), Series: starved(withHost(series(20, nil), 0.99, 1.7), 0.6, 0.3)}, want: Overloaded, reasons: []string{CritHostCPU, CritShortfall}},
 		{name: "noisy-host", in: Input{Run: func() *loadgen.Result {
 			r := run(1000, 1000, 20)
-			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 400
+			r.Client.MaxScheduleDelayMs = 400
 			r.Latency.ScheduleDelay.P99 = 300
 			r.Client.CPUShare = 0.01
 			return r
 		}(), Series: withHost(series(20, nil), 1.0, 0.4)}, want: Invalid, reasons: []string{CritHostNoise}},
 		{name: "jitter-is-not-client-bound", in: Input{Run: func() *loadgen.Result {
 			r := run(300, 300, 20)
-			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 51
+			r.Client.MaxScheduleDelayMs = 51
 			r.Latency.ScheduleDelay.P99 = 14
 			return r
 		}(), Series: withHost(series(20, nil), 0.6, 0.9)}, want: OK},
 		{name: "behind-host-idle", in: Input{Run: func() *loadgen.Result {
 			r := run(20000, 15000, 20)
-			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 400
+			r.Client.MaxScheduleDelayMs = 400
 			r.Latency.ScheduleDelay.P99 = 300
 			return r
 		}(), Series: starved(withHost(series(20, nil), 0.5, 0.6), 0.4, 0.3)}, want: Invalid, reasons: []string{CritClientBound}},
 		// The demo's case: a late tail on a busy host while plimsoll hardly waited for a CPU.
 		{name: "late-without-cpu-wait-is-jitter", in: Input{Run: func() *loadgen.Result {
 			r := run(10400, 10390, 20)
-			r.Client.BehindSchedule, r.Client.BehindCause, r.Client.MaxScheduleDelayMs = true, "client", 120
+			r.Client.MaxScheduleDelayMs = 120
 			r.Latency.ScheduleDelay.P99 = 81
 			return r
 		}(), Series: starved(withHost(series(20, nil), 0.79, 1.2), 0.02, 0.3)}, want: OK},
 		{name: "client-bound-go-scheduler", in: Input{Run: func() *loadgen.Result {
 			r := run(40000, 36000, 20)
 			r.Config.GOMAXPROCS, r.Client.CPUShare = 1, 0.25
-			r.Client.BehindSchedule, r.Client.BehindCause = true, "buffer-full"
+			r.Client.BufferFullShare = 0.2 // held back by the cluster's acknowledgements
 			return r
 		}(), Series: func() *probe.Series {
 			s := withHost(series(20, nil), 0.95, 1.0)
 			for i := range s.Samples {
-				s.Samples[i].Host.Self.SchedLatencyP99 = 0.03
+				// Each second, 2% of goroutine wake-ups waited 30-40 ms for a scheduler thread.
+				s.Samples[i].Host.Self.SchedLatencyP99 = 0.04
+				s.Samples[i].Host.Self.SchedLatency = &probe.SchedHist{Buckets: []probe.SchedBucket{
+					{Lo: 0, Hi: 1e-5, N: 980}, {Lo: 0.03, Hi: 0.04, N: 20}}}
 			}
 			return s
 		}()}, want: Invalid, reasons: []string{CritClientBound}},
+		{name: "hot-goroutine-many-cores", in: Input{Run: func() *loadgen.Result {
+			// One producer goroutine pinned at one core of a 32-core host: it never waits for a
+			// CPU, uses 1/32 of the host, and cannot keep up: messages went unsent.
+			r := run(400000, 250000, 20)
+			r.Config.NumCPU, r.Config.GOMAXPROCS, r.Client.CPUShare = 32, 32, 1.0/32
+			r.Counts.Unsent = 150000 * 20
+			r.Client.MaxScheduleDelayMs = 9000
+			r.Latency.ScheduleDelay.P99 = 8000
+			return r
+		}(), Series: starved(withHost(series(20, nil), 0.05, 0.2), 0.001, 1.0)}, want: Invalid, reasons: []string{CritClientBound}},
+		{name: "no-broker-metrics", in: Input{Run: run(30000, 18000, 20), Series: func() *probe.Series {
+			// A remote cluster without metrics endpoints: only the client host is observed, 15%
+			// busy. The shortfall is the cluster's, but nothing observed was near a limit.
+			s := withHost(series(20, nil), 0.15, 0)
+			for i := range s.Samples {
+				s.Samples[i].Brokers, s.Samples[i].Host.Brokers = nil, nil
+			}
+			s.Local = false
+			return s
+		}()}, want: Overloaded, reasons: []string{CritShortfall}},
 		{name: "client-bound-cpu", in: Input{Run: func() *loadgen.Result {
 			r := run(200000, 150000, 20)
 			r.Config.GOMAXPROCS, r.Client.CPUShare = 1, 0.49
@@ -154,7 +175,7 @@ func TestJudge(t *testing.T) {
 		}(), Series: series(20, nil)}, want: Invalid, reasons: []string{CritClientBound}},
 		{name: "buffer-full-is-broker-bound", in: Input{Run: func() *loadgen.Result {
 			r := run(50000, 30000, 20)
-			r.Client.BehindSchedule, r.Client.BehindCause = true, "buffer-full"
+			r.Client.BufferFullShare = 0.2 // held back by the cluster's acknowledgements
 			return r
 		}(), Series: series(20, nil)}, want: Overloaded, reasons: []string{CritShortfall}},
 		{name: "lag-growing", in: Input{Run: func() *loadgen.Result {
@@ -219,6 +240,10 @@ func TestJudge(t *testing.T) {
 			if c.crit != nil {
 				c.crit(&crit)
 			}
+			if c.in.Series != nil && len(c.in.Series.Samples) > 0 {
+				t := use.Summarise(c.in.Series) // as trial.Run does: the window's table, once
+				c.in.USE = &t
+			}
 			v := Judge(c.in, crit)
 			if v.State != c.want {
 				t.Errorf("state = %s, want %s; reasons %+v", v.State, c.want, v.Reasons)
@@ -249,21 +274,7 @@ func golden(t *testing.T, name string, v Verdict) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "golden", name+".json")
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if strings.TrimSpace(string(want)) != strings.TrimSpace(string(got)) {
-		t.Errorf("verdict differs from %s:\n%s", path, got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name+".json"), append(got, '\n'))
 }
 
 func TestCriteriaDescribe(t *testing.T) {
@@ -280,5 +291,53 @@ func TestCriteriaDescribe(t *testing.T) {
 		if got := c.in.Describe(); got != c.want {
 			t.Errorf("Describe() = %q, want %q", got, c.want)
 		}
+	}
+}
+
+// TestCeiling: the throughput ceiling's judgement leaves out the latency SLO and nothing else.
+func TestCeiling(t *testing.T) {
+	lat := Reason{Criterion: CritLatency}
+	short := Reason{Criterion: CritShortfall}
+	tests := []struct {
+		state   State
+		reasons []Reason
+		want    State
+	}{
+		{OK, nil, OK},
+		{Overloaded, []Reason{lat}, OK},
+		{Overloaded, []Reason{lat, short}, Overloaded},
+		{Overloaded, []Reason{short}, Overloaded},
+		{Invalid, []Reason{{Criterion: CritClientBound}, lat}, Invalid},
+	}
+	for _, tt := range tests {
+		if got := ceilingState(Verdict{State: tt.state, Reasons: tt.reasons}); got != tt.want {
+			t.Errorf("%s with %v: ceiling %s, want %s", tt.state, tt.reasons, got, tt.want)
+		}
+	}
+}
+
+// TestBrokerCPUMissing: a broker whose reading is missing for a second is averaged over the
+// seconds it has, not counted as idle.
+func TestBrokerCPUMissing(t *testing.T) {
+	s := withHost(series(4, nil), 0.5, 3) // each of 3 brokers at 1 core
+	s.Samples[1].Host.Brokers[2] = probe.ProcSample{CPU: probe.Missing, Err: "no such process"}
+	cores, n := brokerCPU(s)
+	if n != 3 || cores != 3 {
+		t.Errorf("brokerCPU = %v cores over %d brokers, want 3 over 3", cores, n)
+	}
+}
+
+// TestInFlightAtEnd: messages the cluster never answered are a produce error, not silence.
+func TestInFlightAtEnd(t *testing.T) {
+	r := run(1000, 1000, 20)
+	r.Counts.InFlightAtEnd = 7
+	v := Judge(Input{Run: r}, DefaultCriteria())
+	if v.State != Overloaded || len(v.Reasons) != 1 || v.Reasons[0].Criterion != CritErrors || !strings.Contains(v.Reasons[0].Text, "7 messages") {
+		t.Errorf("verdict %+v", v)
+	}
+	c := DefaultCriteria()
+	c.ProduceErrors = false
+	if v := Judge(Input{Run: r}, c); v.State != OK {
+		t.Errorf("with produce errors off: %+v", v)
 	}
 }

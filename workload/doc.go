@@ -11,7 +11,9 @@
 // does not share) are reported by Spec.Warnings.
 //
 // Kafka properties keep Kafka's own names (acks, linger.ms, ...) so users bring their
-// .properties files as they are; names are checked against Kafka's client and topic configs
-// with a did-you-mean, and values against their types. The package does no I/O beyond reading
-// the files it is given and imports no other plimsoll package but units.
+// .properties files as they are. Package kafkaprops, the one catalogue of them, checks each as
+// it is read (an unknown name is an error with a did-you-mean, at its FILE:LINE or flag), and
+// Validate resolves the whole configuration as the load generator will run it (Spec.Clients).
+// The package does no I/O beyond reading the files it is given and imports no other plimsoll
+// package but units and kafkaprops.
 package workload

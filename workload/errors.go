@@ -2,7 +2,9 @@ package workload
 
 import (
 	"errors"
-	"strings"
+	"os"
+
+	"github.com/plimsoll/plimsoll/kafkaprops"
 )
 
 // ErrInvalid is wrapped by every error about bad input (a file, a flag value, a property), so
@@ -12,8 +14,9 @@ var ErrInvalid = errors.New("invalid workload")
 // ErrUnknownField is wrapped by errors about a YAML key plimsoll does not know.
 var ErrUnknownField = errors.New("unknown field")
 
-// ErrUnknownProperty is wrapped by errors about a Kafka property name plimsoll does not know.
-var ErrUnknownProperty = errors.New("unknown Kafka property")
+// ErrUnknownProperty is wrapped by errors about a Kafka property name plimsoll does not know, or
+// one its clients cannot honour (kafkaprops.ErrUnknownProperty).
+var ErrUnknownProperty = kafkaprops.ErrUnknownProperty
 
 // FieldError is one problem with one field, property or line of input.
 type FieldError struct {
@@ -31,31 +34,7 @@ type FieldError struct {
 	Err error
 }
 
-func (e *FieldError) Error() string {
-	var b strings.Builder
-	switch {
-	case strings.HasPrefix(e.Pos, "--"):
-		b.WriteString(e.Pos)
-		if e.Field != "" && e.Field != e.Pos[2:] {
-			b.WriteString(" " + e.Field)
-		}
-	case e.Pos != "":
-		b.WriteString(e.Pos)
-		if e.Field != "" {
-			b.WriteString(": " + e.Field)
-		}
-	default:
-		b.WriteString(e.Field)
-		if e.Flag != "" && e.Field != "" {
-			b.WriteString(" (--" + e.Flag + ")")
-		}
-	}
-	if b.Len() > 0 {
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+func (e *FieldError) Error() string { return kafkaprops.Place(e.Pos, e.Field, e.Flag) + e.Msg }
 
 // Unwrap lets errors.Is find ErrInvalid and the specific cause.
 func (e *FieldError) Unwrap() []error {
@@ -65,13 +44,26 @@ func (e *FieldError) Unwrap() []error {
 	return []error{ErrInvalid, e.Err}
 }
 
-// joinErrs joins errs, or returns nil, or the only one unwrapped so its message stays plain.
-func joinErrs(errs []error) error {
-	switch len(errs) {
-	case 0:
+// propErr turns the errors of package kafkaprops (one or joined) into FieldErrors, which wrap
+// ErrInvalid and the kafkaprops error itself (so errors.Is finds its kind).
+func propErr(err error) error {
+	if err == nil {
 		return nil
-	case 1:
-		return errs[0]
 	}
-	return errors.Join(errs...)
+	var out []error
+	for _, e := range flatten([]error{err}) {
+		var pe *kafkaprops.Error
+		if errors.As(e, &pe) {
+			e = &FieldError{Pos: pe.Pos, Field: pe.Name, Flag: pe.Flag, Msg: pe.Msg, Err: pe}
+		}
+		out = append(out, e)
+	}
+	return kafkaprops.JoinErrors(out)
+}
+
+func unwrapPathErr(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plimsoll/plimsoll/kafkaprops"
 	"github.com/plimsoll/plimsoll/units"
 )
 
@@ -77,17 +79,17 @@ var fieldDefs = []fieldDef{
 	{Field{"backlog-drain-ratio", "backlog-drain-ratio", "share of the backlog that must drain, 0..1", "1", false},
 		assign(parseFloat, func(s *Spec, f float64) { s.BacklogDrainRatio = f })},
 	{Field{"producer-prop", "producer-props", "Kafka producer property key=value (acks, linger.ms, batch.size, compression.type, ...)", "", true},
-		propSetter(RoleProducer)},
+		propSetter(kafkaprops.RoleProducer)},
 	{Field{"consumer-prop", "consumer-props", "Kafka consumer property key=value (fetch.min.bytes, max.poll.records, ...)", "", true},
-		propSetter(RoleConsumer)},
+		propSetter(kafkaprops.RoleConsumer)},
 	{Field{"common-prop", "common-props", "Kafka property key=value for producers and consumers (security.protocol, ...)", "", true},
-		propSetter(RoleCommon)},
+		propSetter(kafkaprops.RoleCommon)},
 	{Field{"topic-config", "topic-config", "topic config key=value for the created topics (retention.ms, ...)", "", true},
-		propSetter(RoleTopic)},
+		propSetter(kafkaprops.RoleTopic)},
 	{Field{"producer.config", "producer.config", "a Kafka producer .properties file; producer-prop values win over it", "", false},
-		configSetter(RoleProducer)},
+		configSetter(kafkaprops.RoleProducer)},
 	{Field{"consumer.config", "consumer.config", "a Kafka consumer .properties file; consumer-prop values win over it", "", false},
-		configSetter(RoleConsumer)},
+		configSetter(kafkaprops.RoleConsumer)},
 }
 
 // Fields lists every setting in flag order, for the CLI to register flags from.
@@ -123,8 +125,8 @@ func (s *Spec) Set(name, value string) error {
 // setField applies d and records where the value came from; key is the name the user wrote.
 func (s *Spec) setField(d fieldDef, value, dir, pos, key string) error {
 	if err := d.set(s, value, dir, pos); err != nil {
-		if fe, ok := err.(*FieldError); ok {
-			return fe
+		if errors.Is(err, ErrInvalid) {
+			return err // placed already (a properties file's lines)
 		}
 		return &FieldError{Pos: pos, Field: key, Flag: d.Flag, Msg: err.Error(), Err: unwrapCause(err)}
 	}
@@ -168,35 +170,48 @@ func durSetter(field func(*Spec) *time.Duration) setter {
 	return assign(parseDuration, func(s *Spec, d time.Duration) { *field(s) = d })
 }
 
-func propSetter(role Role) setter {
+func propSetter(role kafkaprops.Role) setter {
 	return func(s *Spec, v, _, pos string) error {
-		k, val, err := ParseKeyValue(v)
+		k, val, err := kafkaprops.ParseKeyValue(v)
 		if err != nil {
-			return fmt.Errorf("%q is not key=value (write a Kafka property, e.g. %s)", v, strings.SplitN(exampleProp(role), ",", 2)[0]+"=...")
+			return fmt.Errorf("%q is not key=value (write a Kafka property, e.g. %s)", v, strings.SplitN(role.Example(), ",", 2)[0]+"=...")
 		}
 		return s.addProp(role, k, val, pos, false)
 	}
 }
 
-// addProp sets one property; min.insync.replicas in topic config becomes MinInsyncReplicas so
-// the replication checks see it.
-func (s *Spec) addProp(role Role, key, value, pos string, weak bool) error {
-	if role == RoleTopic && strings.TrimSpace(key) == "min.insync.replicas" {
-		n, err := parseInt(value)
-		if err != nil {
-			return &FieldError{Pos: pos, Field: key, Flag: role.flag(), Msg: err.Error()}
-		}
-		if o, ok := s.origins["min-insync-replicas"]; ok && s.MinInsyncReplicas != n && sameSource(o.pos, pos) {
-			return &FieldError{Pos: pos, Field: key, Flag: role.flag(),
-				Msg: fmt.Sprintf("%d conflicts with %s %d set at %s; give it once", n, o.key, s.MinInsyncReplicas, o.pos)}
-		}
-		s.MinInsyncReplicas = n
-		s.setOrigin("min-insync-replicas", pos, key)
-		return nil
+// addProp sets one property as it is read, refusing at once a name plimsoll does not know or a
+// property its clients cannot honour (kafkaprops.Admit); values are checked in full by
+// Validate. min.insync.replicas in topic config becomes MinInsyncReplicas so the replication
+// checks see it.
+func (s *Spec) addProp(role kafkaprops.Role, key, value, pos string, weak bool) error {
+	key = strings.TrimSpace(key)
+	if role == kafkaprops.RoleTopic && key == "min.insync.replicas" {
+		return s.setMinISR(key, value, pos)
 	}
-	if err := s.props(role).set(key, value, pos, weak); err != nil {
-		return &FieldError{Pos: pos, Field: key, Flag: role.flag(), Msg: err.Error()}
+	if kafkaprops.OwnedReason(key) == "" {
+		if err := kafkaprops.Admit(role, kafkaprops.Prop{Key: key, Value: value, Origin: pos}); err != nil {
+			return propErr(err)
+		}
 	}
+	if err := s.props(role).SetAt(key, value, pos, weak); err != nil {
+		return &FieldError{Pos: pos, Field: key, Flag: role.Flag(), Msg: err.Error()}
+	}
+	return nil
+}
+
+func (s *Spec) setMinISR(key, value, pos string) error {
+	flag := kafkaprops.RoleTopic.Flag()
+	n, err := parseInt(value)
+	if err != nil {
+		return &FieldError{Pos: pos, Field: key, Flag: flag, Msg: err.Error()}
+	}
+	if o, ok := s.origins["min-insync-replicas"]; ok && s.MinInsyncReplicas != n && sameSource(o.pos, pos) {
+		return &FieldError{Pos: pos, Field: key, Flag: flag,
+			Msg: fmt.Sprintf("%d conflicts with %s %d set at %s; give it once", n, o.key, s.MinInsyncReplicas, o.pos)}
+	}
+	s.MinInsyncReplicas = n
+	s.setOrigin("min-insync-replicas", pos, key)
 	return nil
 }
 
@@ -204,39 +219,39 @@ func (s *Spec) addProp(role Role, key, value, pos string, weak bool) error {
 // file, but two settings of one source that disagree are a mistake.
 func sameSource(a, b string) bool { return strings.HasPrefix(a, "--") == strings.HasPrefix(b, "--") }
 
-func (s *Spec) props(role Role) *Props {
+func (s *Spec) props(role kafkaprops.Role) *kafkaprops.Props {
 	switch role {
-	case RoleProducer:
+	case kafkaprops.RoleProducer:
 		return &s.ProducerProps
-	case RoleConsumer:
+	case kafkaprops.RoleConsumer:
 		return &s.ConsumerProps
-	case RoleCommon:
+	case kafkaprops.RoleCommon:
 		return &s.CommonProps
 	}
 	return &s.TopicConfig
 }
 
-func configSetter(role Role) setter {
+// configSetter reads a Kafka .properties file (--producer.config): every line is checked as
+// it is read and all problems are reported, each at its FILE:LINE.
+func configSetter(role kafkaprops.Role) setter {
 	return func(s *Spec, v, dir, _ string) error {
 		path := resolvePath(v, dir)
-		f, err := os.Open(path)
+		data, err := os.ReadFile(path)
 		if err != nil {
 			return fmt.Errorf("cannot read %s properties file %s: %w", role, path, unwrapPathErr(err))
 		}
-		defer f.Close()
-		var p Props
-		if err := parseProperties(f, path, 1, true, &p); err != nil {
-			return err
+		var p kafkaprops.Props
+		if err := kafkaprops.ParseInto(&p, string(data), path, 1, true); err != nil {
+			return propErr(err)
 		}
+		var errs []error
 		for prop := range p.All() {
 			if err := s.addProp(role, prop.Key, prop.Value, prop.Origin, true); err != nil {
-				return err
+				errs = append(errs, err)
 			}
 		}
-		for _, ig := range p.ignored {
-			s.props(role).ignored = append(s.props(role).ignored, ig)
-		}
-		return nil
+		s.props(role).AddIgnored(p.Ignored()...)
+		return kafkaprops.JoinErrors(errs)
 	}
 }
 
@@ -261,34 +276,17 @@ func parseFloat(v string) (float64, error) {
 	return f, nil
 }
 
-// parseRate parses messages per second: 50000, 50k, 1.5M, 2e5, optionally with /s or msg/s.
+// parseRate parses messages per second: 50000, 50k, 1.5M, 2e5, optionally with /s or msg/s
+// (units.ParseCount), refusing what looks like bytes.
 func parseRate(v string) (float64, error) {
-	t := strings.TrimSpace(v)
-	for _, suf := range []string{"msg/s", "msgs/s", "/s", "/sec"} {
-		if strings.HasSuffix(t, suf) {
-			t = strings.TrimSpace(strings.TrimSuffix(t, suf))
-			break
-		}
-	}
-	if strings.ContainsAny(t, "Bb") {
+	f, err := units.ParseCount(v)
+	switch {
+	case err != nil && strings.ContainsAny(v, "Bb"):
 		return 0, fmt.Errorf("%q looks like bytes; rate is in messages per second (message-size sets the bytes)", v)
-	}
-	scale := 1.0
-	if n := len(t); n > 0 {
-		switch t[n-1] {
-		case 'k', 'K':
-			scale, t = 1e3, t[:n-1]
-		case 'M':
-			scale, t = 1e6, t[:n-1]
-		case 'G':
-			scale, t = 1e9, t[:n-1]
-		}
-	}
-	f, err := strconv.ParseFloat(strings.ReplaceAll(strings.TrimSpace(t), "_", ""), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f*scale, 0) {
+	case err != nil:
 		return 0, fmt.Errorf("%q is not a rate; write messages per second, e.g. 50000 or 50k", v)
 	}
-	return f * scale, nil
+	return f, nil
 }
 
 // parseSize parses a byte count such as 1024, 1KiB or 1KB into an int.

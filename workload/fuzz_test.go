@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,37 +85,6 @@ func FuzzOMBDriver(f *testing.F) {
 		}
 		_ = s.EffectiveProducerProps().String()
 		_ = s.EffectiveConsumerProps().String()
-	})
-}
-
-// FuzzParseProperties: no panics, errors placed at name:line, and what parses renders back to
-// text that parses to the same properties.
-func FuzzParseProperties(f *testing.F) {
-	addSeeds(f, "testdata/good/*.properties")
-	for _, s := range []string{"a=1\nb: 2\nc 3", "k=\\u00e9\\\n  x", "a\\=b=c\\ ", "# c\n!d\n=x", "k=\\ud83d\\ude00", "k=\\", "a=1\r\nb=2\rc"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := ParseProperties(bytes.NewReader(data), "f.properties")
-		if err != nil {
-			if !errors.Is(err, ErrInvalid) || !strings.HasPrefix(err.Error(), "f.properties:") {
-				t.Fatalf("error %q must wrap ErrInvalid and start with f.properties:LINE", err)
-			}
-			return
-		}
-		text := p.Format()
-		back, err := ParseProperties(strings.NewReader(text), "back")
-		if err != nil {
-			t.Fatalf("Format output does not parse: %v\n%q", err, text)
-		}
-		if !maps.Equal(p.Map(), back.Map()) {
-			t.Fatalf("round trip changed the properties:\n in  %q\n out %q\n text %q", p.Map(), back.Map(), text)
-		}
-		for _, r := range []Role{RoleProducer, RoleConsumer, RoleCommon, RoleTopic} {
-			if _, err := p.Check(r); err != nil && !errors.Is(err, ErrInvalid) {
-				t.Fatalf("Check error does not wrap ErrInvalid: %v", err)
-			}
-		}
 	})
 }
 

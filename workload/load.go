@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/plimsoll/plimsoll/kafkaprops"
 	"gopkg.in/yaml.v3"
 )
 
@@ -233,7 +234,7 @@ func unknownKey(p pair, known []string, hint string) error {
 	msg := fmt.Sprintf("unknown field %q (known: %s)", p.key, strings.Join(sorted, ", "))
 	if hint != "" {
 		msg += "; " + hint
-	} else if s := closest(strings.ToLower(p.key), sorted, maxEdits(p.key)); s != "" {
+	} else if s := kafkaprops.Closest(strings.ToLower(p.key), sorted, kafkaprops.MaxEdits(p.key)); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
 	return &FieldError{Pos: p.pos, Msg: msg, Err: ErrUnknownField}
@@ -279,7 +280,7 @@ func loadPlimsoll(pairs []pair, name, dir string) (Spec, error) {
 		// Report the other fields' problems too, so one edit fixes the file.
 		errs = append(errs, validationErrs(s, failed)...)
 	}
-	return s, joinErrs(errs)
+	return s, kafkaprops.JoinErrors(errs)
 }
 
 // validationErrs returns Validate's errors, leaving out fields that already failed to parse
@@ -297,10 +298,11 @@ func validationErrs(s Spec, failed map[string]bool) []error {
 
 // setPropMap applies a YAML mapping of Kafka properties (producer-props: {acks: all}).
 func (s *Spec) setPropMap(d fieldDef, p pair, name string) []error {
-	role := map[string]Role{"producer-prop": RoleProducer, "consumer-prop": RoleConsumer, "common-prop": RoleCommon, "topic-config": RoleTopic}[d.Flag]
+	role := map[string]kafkaprops.Role{"producer-prop": kafkaprops.RoleProducer, "consumer-prop": kafkaprops.RoleConsumer,
+		"common-prop": kafkaprops.RoleCommon, "topic-config": kafkaprops.RoleTopic}[d.Flag]
 	v := deref(p.val)
 	if v.Kind != yaml.MappingNode {
-		return []error{&FieldError{Pos: p.pos, Field: p.key, Msg: fmt.Sprintf("expected a mapping of Kafka properties, e.g. `%s: {%s: ...}`", p.key, strings.SplitN(exampleProp(role), ",", 2)[0])}}
+		return []error{&FieldError{Pos: p.pos, Field: p.key, Msg: fmt.Sprintf("expected a mapping of Kafka properties, e.g. `%s: {%s: ...}`", p.key, strings.SplitN(role.Example(), ",", 2)[0])}}
 	}
 	kvs, err := mappingPairs(v, name)
 	if err != nil {

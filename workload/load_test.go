@@ -3,8 +3,8 @@ package workload
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
+	goldenfile "github.com/plimsoll/plimsoll/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,25 +12,10 @@ import (
 	"time"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
-
 // golden compares got with testdata/golden/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from %s (run go test -update if the change is intended)\n--- got\n%s\n--- want\n%s", name, path, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), []byte(got))
 }
 
 // portable replaces this machine's path to testdata so golden files hold on any checkout.

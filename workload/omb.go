@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plimsoll/plimsoll/kafkaprops"
 	"gopkg.in/yaml.v3"
 )
 
@@ -93,29 +94,31 @@ type ombValue struct {
 func loadOMB(pairs []pair, name, dir string) (Spec, error) {
 	s := Default()
 	s.Source, s.Format = name, FormatOMB
+	vals, err := s.ombValues(pairs, name)
+	if err != nil {
+		return Spec{}, err
+	}
+	errs := s.ombClients(vals)
+	errs = append(errs, s.ombLoad(vals)...)
+	if err := s.ombPayload(vals, name, dir); err != nil {
+		errs = append(errs, err)
+	}
+	return s, kafkaprops.JoinErrors(errs)
+}
+
+// ombValues reads every field with its Java type, noting fork fields and refusing unknown ones
+// and missing required ones.
+func (s *Spec) ombValues(pairs []pair, name string) (map[string]ombValue, error) {
 	vals := map[string]ombValue{}
 	var errs []error
-	known := make([]string, 0, len(ombFields))
-	for k := range ombFields {
-		known = append(known, k)
-	}
 	for _, p := range pairs {
 		f, ok := ombFields[p.key]
 		if !ok {
 			if why, fork := ombForkFields[p.key]; fork {
 				s.notes = append(s.notes, fmt.Sprintf("%s: %s is not in upstream OMB and is ignored: %s", p.pos, p.key, why))
-				continue
+			} else {
+				errs = append(errs, unknownOMBKey(p))
 			}
-			hint := ""
-			if d, isFlag := lookupField(p.key); isFlag {
-				hint = fmt.Sprintf("%q is plimsoll's name, but this is an OMB workload", d.YAML)
-				if k := ombKeyFor(d.Flag); k != "" {
-					hint += fmt.Sprintf("; write %s", k)
-				} else {
-					hint += "; OMB has no such field (convert the file to plimsoll's YAML, see docs/workload.md)"
-				}
-			}
-			errs = append(errs, unknownKey(p, known, hint))
 			continue
 		}
 		v, err := parseOMBValue(p, f.kind)
@@ -125,20 +128,39 @@ func loadOMB(pairs []pair, name, dir string) (Spec, error) {
 		}
 		vals[p.key] = v
 	}
-	if len(errs) > 0 {
-		return Spec{}, joinErrs(errs)
-	}
-	for _, k := range ombRequired {
-		if _, ok := vals[k]; !ok {
-			errs = append(errs, &FieldError{Pos: name, Field: k, Msg: "is missing; every OMB workload sets it (see docs/workload.md)"})
+	if len(errs) == 0 {
+		for _, k := range ombRequired {
+			if _, ok := vals[k]; !ok {
+				errs = append(errs, &FieldError{Pos: name, Field: k, Msg: "is missing; every OMB workload sets it (see docs/workload.md)"})
+			}
 		}
 	}
-	if len(errs) > 0 {
-		return Spec{}, joinErrs(errs)
+	return vals, kafkaprops.JoinErrors(errs)
+}
+
+// unknownOMBKey reports a key OMB does not have, pointing at the OMB name of a plimsoll key.
+func unknownOMBKey(p pair) error {
+	known := make([]string, 0, len(ombFields))
+	for k := range ombFields {
+		known = append(known, k)
 	}
+	hint := ""
+	if d, isFlag := lookupField(p.key); isFlag {
+		hint = fmt.Sprintf("%q is plimsoll's name, but this is an OMB workload", d.YAML)
+		if k := ombKeyFor(d.Flag); k != "" {
+			hint += fmt.Sprintf("; write %s", k)
+		} else {
+			hint += "; OMB has no such field (convert the file to plimsoll's YAML, see docs/workload.md)"
+		}
+	}
+	return unknownKey(p, known, hint)
+}
+
+// ombClients maps the topics, producers and consumers.
+func (s *Spec) ombClients(vals map[string]ombValue) []error {
+	var errs []error
 	set := func(field, key string) { s.setOrigin(field, vals[key].pos, key) }
 	num := func(key string) int { return int(vals[key].num) }
-
 	s.Name = vals["name"].text
 	s.Topics, s.PartitionsPerTopic = num("topics"), num("partitionsPerTopic")
 	set("topics", "topics")
@@ -155,21 +177,26 @@ func loadOMB(pairs []pair, name, dir string) (Spec, error) {
 		s.notes = append(s.notes, fmt.Sprintf("%s: OMB gives each of the %d topics its own %d subscription(s) of %d consumer(s), %d consumers in all; plimsoll's %d group(s) read all topics, so it runs %d consumers (the bytes fanned out are the same)",
 			vals["subscriptionsPerTopic"].pos, s.Topics, s.ConsumerGroups, s.ConsumersPerGroup, s.Topics*s.Consumers(), s.ConsumerGroups, s.Consumers()))
 	}
+	return errs
+}
+
+// ombLoad maps the rate, the messages, the window and the backlog.
+func (s *Spec) ombLoad(vals map[string]ombValue) []error {
+	var errs []error
+	set := func(field, key string) { s.setOrigin(field, vals[key].pos, key) }
 	s.Rate = vals["producerRate"].num
 	set("rate", "producerRate")
 	if s.Rate == 0 {
 		s.notes = append(s.notes, fmt.Sprintf("%s: producerRate 0 makes OMB probe for a sustainable rate; plimsoll sends as fast as the producers go (use plimsoll limit for the sustainable rate)", vals["producerRate"].pos))
 	}
-	s.MessageSize, s.sizeSet = num("messageSize"), true
+	s.MessageSize, s.sizeSet = int(vals["messageSize"].num), true
 	set("message-size", "messageSize")
 	if v, ok := vals["keyDistributor"]; ok {
 		s.Keys = KeyMode(v.num)
 		set("keys", "keyDistributor")
 	}
-	if v, ok := vals["testDurationMinutes"]; ok {
-		s.Duration = time.Duration(v.num) * time.Minute
-		set("duration", "testDurationMinutes")
-	}
+	s.Duration = time.Duration(vals["testDurationMinutes"].num) * time.Minute
+	set("duration", "testDurationMinutes")
 	s.Warmup = time.Minute // OMB's default
 	if v, ok := vals["warmupDurationMinutes"]; ok {
 		s.Warmup = time.Duration(v.num) * time.Minute
@@ -187,10 +214,7 @@ func loadOMB(pairs []pair, name, dir string) (Spec, error) {
 		s.BacklogDrainRatio = v.num
 		set("backlog-drain-ratio", "backlogDrainRatio")
 	}
-	if err := s.ombPayload(vals, name, dir); err != nil {
-		errs = append(errs, err)
-	}
-	return s, joinErrs(errs)
+	return errs
 }
 
 // ombPayload sets the payload the way OMB does: random bytes then zeros when
@@ -345,7 +369,8 @@ func (s *Spec) applyDriver(data []byte, name string) error {
 				errs = append(errs, &FieldError{Pos: p.pos, Field: p.key, Flag: "replication-factor", Msg: err.Error()})
 			}
 		case "topicConfig", "commonConfig", "producerConfig", "consumerConfig":
-			role := map[string]Role{"topicConfig": RoleTopic, "commonConfig": RoleCommon, "producerConfig": RoleProducer, "consumerConfig": RoleConsumer}[p.key]
+			role := map[string]kafkaprops.Role{"topicConfig": kafkaprops.RoleTopic, "commonConfig": kafkaprops.RoleCommon,
+				"producerConfig": kafkaprops.RoleProducer, "consumerConfig": kafkaprops.RoleConsumer}[p.key]
 			errs = append(errs, s.driverProps(role, p, name)...)
 		default:
 			errs = append(errs, unknownKey(p, ombDriverFields, ""))
@@ -354,15 +379,15 @@ func (s *Spec) applyDriver(data []byte, name string) error {
 	if !hasClass && len(errs) == 0 {
 		s.notes = append(s.notes, fmt.Sprintf("%s: no driverClass; read as OMB's Kafka driver", name))
 	}
-	return joinErrs(errs)
+	return kafkaprops.JoinErrors(errs)
 }
 
 // driverProps reads one properties block of a driver: a YAML block string in .properties
 // syntax (OMB's form) or, as a convenience, a YAML mapping.
-func (s *Spec) driverProps(role Role, p pair, name string) []error {
+func (s *Spec) driverProps(role kafkaprops.Role, p pair, name string) []error {
 	v := deref(p.val)
 	if v.Kind == yaml.MappingNode {
-		d, _ := lookupField(role.flag())
+		d, _ := lookupField(role.Flag())
 		return s.setPropMap(d, p, name)
 	}
 	text, err := scalarValue(v)
@@ -373,9 +398,9 @@ func (s *Spec) driverProps(role Role, p pair, name string) []error {
 	if v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
 		first++ // a block's text starts on the line after its | or >
 	}
-	var props Props
-	if err := parseProperties(strings.NewReader(text), name, first, false, &props); err != nil {
-		return []error{err}
+	var props kafkaprops.Props
+	if err := kafkaprops.ParseInto(&props, text, name, first, false); err != nil {
+		return []error{propErr(err)}
 	}
 	var errs []error
 	for prop := range props.All() {
@@ -383,7 +408,6 @@ func (s *Spec) driverProps(role Role, p pair, name string) []error {
 			errs = append(errs, err)
 		}
 	}
-	pp := s.props(role)
-	pp.ignored = append(pp.ignored, props.ignored...)
+	s.props(role).AddIgnored(props.Ignored()...)
 	return errs
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/plimsoll/plimsoll/kafkaprops"
 )
 
 // MinMessageSize is the smallest message plimsoll can send: every message carries a 24-byte
@@ -47,7 +49,7 @@ type Spec struct {
 	MinInsyncReplicas int `json:"min-insync-replicas"`
 	// TopicConfig holds further topic configs by Kafka name (retention.ms, ...), e.g. from an OMB
 	// driver's topicConfig. min.insync.replicas given here is moved to MinInsyncReplicas.
-	TopicConfig Props `json:"topic-config"`
+	TopicConfig kafkaprops.Props `json:"topic-config"`
 
 	Producers int `json:"producers"` // producer clients in total; default 1
 	// Rate is the target in messages per second summed over all producers (as OMB's
@@ -68,9 +70,9 @@ type Spec struct {
 	Duration time.Duration `json:"duration"` // the measured window, after warm-up; default 60s
 	Warmup   time.Duration `json:"warmup"`   // load before the window, excluded from figures; default 10s
 
-	ProducerProps Props `json:"producer-props"` // Kafka producer properties (acks, linger.ms, ...)
-	ConsumerProps Props `json:"consumer-props"` // Kafka consumer properties (fetch.min.bytes, ...)
-	CommonProps   Props `json:"common-props"`   // applied to producers and consumers (OMB commonConfig)
+	ProducerProps kafkaprops.Props `json:"producer-props"` // Kafka producer properties (acks, linger.ms, ...)
+	ConsumerProps kafkaprops.Props `json:"consumer-props"` // Kafka consumer properties (fetch.min.bytes, ...)
+	CommonProps   kafkaprops.Props `json:"common-props"`   // applied to producers and consumers (OMB commonConfig)
 
 	// BacklogBytes, when > 0, makes the run build a backlog of this many bytes first (consumers
 	// paused), then measure consumers draining it while producers go on (OMB's
@@ -164,29 +166,42 @@ func (s Spec) CheckCluster(brokers int) error {
 	if s.MinInsyncReplicas > rf {
 		errs = append(errs, s.errf("min-insync-replicas", "%d is more than the replication factor %d on this %d-broker cluster, so acks=all writes would fail; use at most %d", s.MinInsyncReplicas, rf, brokers, rf))
 	}
-	return joinErrs(errs)
+	return kafkaprops.JoinErrors(errs)
 }
 
 // EffectiveProducerProps returns the common properties that apply to producers with the
 // producer properties on top: what a producer client should be configured with.
-func (s Spec) EffectiveProducerProps() Props {
-	return s.CommonProps.forRole(RoleProducer).merged(s.ProducerProps)
+func (s Spec) EffectiveProducerProps() kafkaprops.Props {
+	return s.CommonProps.ForRole(kafkaprops.RoleProducer).Merged(s.ProducerProps)
 }
 
 // EffectiveConsumerProps is EffectiveProducerProps for consumers.
-func (s Spec) EffectiveConsumerProps() Props {
-	return s.CommonProps.forRole(RoleConsumer).merged(s.ConsumerProps)
+func (s Spec) EffectiveConsumerProps() kafkaprops.Props {
+	return s.CommonProps.ForRole(kafkaprops.RoleConsumer).Merged(s.ConsumerProps)
 }
 
-// forRole keeps the properties a client of role uses (and unknown pass-through ones).
-func (p Props) forRole(r Role) Props {
-	c := p.Clone()
-	for k := range c.m {
-		if spec, ok := knownProps[k]; ok && !r.wants(spec) {
-			delete(c.m, k)
-		}
+// KeyBytes is the size of each message key: KeyLen in the keyed modes, 0 without keys.
+func (s Spec) KeyBytes() int {
+	if s.Keys == KeysNone {
+		return 0
 	}
-	return c
+	return KeyLen
+}
+
+// KeyLen is the length of a message key in the keyed modes: the unpadded base64 of 7 random
+// bytes, as OMB's keys.
+const KeyLen = 10
+
+// Clients resolves the spec's Kafka properties for its message size (kafkaprops.Resolve): the
+// configuration its producers and consumers run with, batch.size included, or the errors
+// naming each property that cannot be honoured and where it was set. Validate calls it, so a
+// valid spec always resolves.
+func (s Spec) Clients() (*kafkaprops.Clients, error) {
+	c, err := kafkaprops.Resolve(kafkaprops.Input{
+		Producer: s.EffectiveProducerProps(), Consumer: s.EffectiveConsumerProps(),
+		MessageBytes: s.MessageSize, KeyBytes: s.KeyBytes(),
+	})
+	return c, propErr(err)
 }
 
 // String summarises the spec in one line for progress output and reports.

@@ -89,6 +89,9 @@ func TestSetErrors(t *testing.T) {
 		{"backlog-drain-ratio", "most", `--backlog-drain-ratio: "most" is not a number`},
 		{"producer.config", "no-such.properties", `--producer.config: cannot read producer properties file `},
 		{"turbo", "on", `--turbo: not a workload setting`},
+		{"producer-prop", "linger.mss=5", `--producer-prop linger.mss: unknown producer property; did you mean "linger.ms"?`},
+		{"producer-prop", "transactional.id=tx", `--producer-prop transactional.id: transactional producing is not supported`},
+		{"common-prop", "ssl.truststore.location=/t.jks", `--common-prop ssl.truststore.location: security is configured on the target (--tls, --tls-ca`},
 	}
 	for _, c := range cases {
 		s := Default()
@@ -99,6 +102,25 @@ func TestSetErrors(t *testing.T) {
 		if !errors.Is(err, ErrInvalid) {
 			t.Errorf("Set(%s, %q) error does not wrap ErrInvalid", c.flag, c.value)
 		}
+	}
+}
+
+// TestConfigFileErrorsAtTheirLines: a --producer.config file is checked as it is read, and
+// every problem is reported at its own line.
+func TestConfigFileErrorsAtTheirLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.properties")
+	if err := os.WriteFile(path, []byte("acks=all\n# two mistakes follow\nlinger.mss=5\n\nmax.block.ms=\\\n  100\nbatch.size=65536\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := Default()
+	err := s.Set("producer.config", path)
+	for _, want := range []string{path + `:3: linger.mss: unknown producer property; did you mean "linger.ms"?`, path + ":5: max.block.ms: "} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v\nwant it to contain %q", err, want)
+		}
+	}
+	if !errors.Is(err, ErrInvalid) || !errors.Is(err, ErrUnknownProperty) {
+		t.Errorf("%v must wrap ErrInvalid and ErrUnknownProperty", err)
 	}
 }
 
@@ -207,6 +229,12 @@ func TestValidate(t *testing.T) {
 			_ = s.ProducerProps.Set("acks", "0")
 		}, "acks=0 conflicts with enable.idempotence=true"},
 		{"idempotence default acks", func(s *Spec) { _ = s.ProducerProps.Set("enable.idempotence", "true") }, ""},
+		{"refused prop", func(s *Spec) { _ = s.ProducerProps.Set("max.block.ms", "10") }, "max.block.ms (--producer-prop): plimsoll's generator never blocks in send"},
+		{"delivery timeout derived", func(s *Spec) { _ = s.CommonProps.Set("request.timeout.ms", "600000") }, ""},
+		{"delivery timeout set too short", func(s *Spec) {
+			_ = s.CommonProps.Set("request.timeout.ms", "600000")
+			_ = s.ProducerProps.Set("delivery.timeout.ms", "120000")
+		}, "delivery.timeout.ms=120000 must be at least linger.ms + request.timeout.ms = 600005"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -256,10 +284,10 @@ func TestWarnings(t *testing.T) {
 		{"partitions unknown", func(s *Spec) { s.ConsumersPerGroup = 50 }, ""},
 		{"min isr without acks=all", func(s *Spec) {
 			s.MinInsyncReplicas = 2
-			_ = s.ProducerProps.set("acks", "1", "--producer-prop", false)
+			_ = s.ProducerProps.SetAt("acks", "1", "--producer-prop", false)
 		}, "min.insync.replicas 2 only matters with acks=all, but acks=1 (--producer-prop)"},
 		{"no warm-up", func(s *Spec) { s.Warmup = 0 }, "warmup: no warm-up"},
-		{"ignored key", func(s *Spec) { _ = s.ConsumerProps.set("group.id", "mine", "c.properties:4", false) }, "c.properties:4: group.id is ignored: plimsoll names one group"},
+		{"ignored key", func(s *Spec) { _ = s.ConsumerProps.SetAt("group.id", "mine", "c.properties:4", false) }, "c.properties:4: group.id is ignored: plimsoll names one group"},
 		{"wrong client", func(s *Spec) { _ = s.ProducerProps.Set("max.poll.records", "10") }, "max.poll.records is a consumer property; producers ignore it"},
 		{"long backlog build", func(s *Spec) { s.BacklogBytes, s.Rate, s.MessageSize = 1e12, 1000, 1000 }, "takes about 277h47m0s before the drain starts"},
 	}

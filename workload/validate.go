@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/plimsoll/plimsoll/kafkaprops"
 )
 
 // maxByteRate bounds the target rate: beyond 1 TB/s a value is a typo, not a plan.
@@ -16,13 +18,6 @@ const maxByteRate = 1e12
 const (
 	batchOverhead  = 61
 	recordOverhead = 21
-	omKeyLen       = 10 // base64 of 7 random bytes, as OMB's keys
-)
-
-// Kafka defaults used when the spec does not set the property.
-const (
-	defaultMaxRequestSize  = 1 << 20 // max.request.size
-	defaultMaxMessageBytes = 1048588 // broker message.max.bytes
 )
 
 // errf builds a FieldError for field (a flag name), placed where the field was set.
@@ -82,16 +77,42 @@ func (s Spec) Validate() error {
 	}
 	s.validateBacklog(add)
 
-	for _, ps := range []struct {
-		p    Props
-		role Role
-	}{{s.ProducerProps, RoleProducer}, {s.ConsumerProps, RoleConsumer}, {s.CommonProps, RoleCommon}, {s.TopicConfig, RoleTopic}} {
+	errs = append(errs, s.validateProps()...)
+	return kafkaprops.JoinErrors(flatten(errs))
+}
+
+// roleProps pairs each set of properties with the client it configures.
+func (s Spec) roleProps() []struct {
+	p    kafkaprops.Props
+	role kafkaprops.Role
+} {
+	return []struct {
+		p    kafkaprops.Props
+		role kafkaprops.Role
+	}{{s.ProducerProps, kafkaprops.RoleProducer}, {s.ConsumerProps, kafkaprops.RoleConsumer},
+		{s.CommonProps, kafkaprops.RoleCommon}, {s.TopicConfig, kafkaprops.RoleTopic}}
+}
+
+// validateProps checks every property's name and value, that messages fit the producer's
+// requests and the topics' batches, and then resolves the client configuration as the load
+// generator will (Clients): what passes here, runs.
+func (s Spec) validateProps() []error {
+	var errs []error
+	for _, ps := range s.roleProps() {
 		if _, err := ps.p.Check(ps.role); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, propErr(err))
 		}
 	}
-	errs = append(errs, s.crossCheckProps()...)
-	return joinErrs(flatten(errs))
+	if len(errs) > 0 {
+		return errs
+	}
+	if errs = s.messageFits(); len(errs) > 0 {
+		return errs // Clients would report the same records as too large
+	}
+	if _, err := s.Clients(); err != nil {
+		return []error{err}
+	}
+	return nil
 }
 
 func (s Spec) validateRate(add func(string, string, ...any)) {
@@ -160,55 +181,54 @@ func (s Spec) validateBacklog(add func(string, string, ...any)) {
 	}
 }
 
-// crossCheckProps catches producer settings Kafka itself would refuse, and messages no
-// producer could send.
-func (s Spec) crossCheckProps() []error {
+// messageFits catches messages no producer could send: larger than max.request.size allows,
+// or than the topics' max.message.bytes.
+func (s Spec) messageFits() []error {
+	if s.MessageSize < MinMessageSize {
+		return nil
+	}
 	var errs []error
-	pp := s.EffectiveProducerProps()
-	idem, idemSet := pp.Lookup("enable.idempotence")
-	if idemSet && strings.EqualFold(strings.TrimSpace(idem.Value), "true") {
-		if acks, ok := pp.Lookup("acks"); ok && acks.Value != "all" && acks.Value != "-1" {
-			errs = append(errs, &FieldError{Pos: acks.Origin, Field: "acks", Flag: RoleProducer.flag(),
-				Msg: fmt.Sprintf("acks=%s conflicts with enable.idempotence=true (%s), which needs acks=all; set acks=all or enable.idempotence=false", acks.Value, where(idem))})
-		}
-		if mif, ok := pp.Lookup("max.in.flight.requests.per.connection"); ok {
-			if n, err := strconv.Atoi(strings.TrimSpace(mif.Value)); err == nil && n > 5 {
-				errs = append(errs, &FieldError{Pos: mif.Origin, Field: mif.Key, Flag: RoleProducer.flag(),
-					Msg: fmt.Sprintf("%d is over 5, the most an idempotent producer allows; use at most 5 or enable.idempotence=false", n)})
-			}
-		}
-	}
-	need := s.MessageSize + batchOverhead + recordOverhead
-	if s.Keys != KeysNone {
-		need += omKeyLen
-	}
-	maxReq, origin := int64(defaultMaxRequestSize), "the default"
-	if p, ok := pp.Lookup("max.request.size"); ok {
-		if n, err := strconv.ParseInt(strings.TrimSpace(p.Value), 10, 64); err == nil {
-			maxReq, origin = n, where(p)
-		}
-	}
-	if s.MessageSize >= MinMessageSize && int64(need) > maxReq {
+	need := s.MessageSize + batchOverhead + recordOverhead + s.KeyBytes()
+	maxReq, origin := propValue(s.EffectiveProducerProps(), "max.request.size")
+	if int64(need) > maxReq {
 		errs = append(errs, s.errf("message-size", "%d B messages make %d B requests, over max.request.size %d (%s); raise max.request.size in producer-props", s.MessageSize, need, maxReq, origin))
 	}
 	if p, ok := s.TopicConfig.Lookup("max.message.bytes"); ok {
-		if n, err := strconv.ParseInt(strings.TrimSpace(p.Value), 10, 64); err == nil && int64(need) > n && s.MessageSize >= MinMessageSize {
+		if n, err := strconv.ParseInt(strings.TrimSpace(p.Value), 10, 64); err == nil && int64(need) > n {
 			errs = append(errs, s.errf("message-size", "%d B messages make %d B batches, over the topic's max.message.bytes %d (%s); raise it", s.MessageSize, need, n, where(p)))
 		}
 	}
 	return errs
 }
 
+// propValue is a numeric property's value and where it came from: the user's, or Kafka's
+// default ("the default").
+func propValue(props kafkaprops.Props, key string) (int64, string) {
+	if p, ok := props.Lookup(key); ok {
+		if n, err := strconv.ParseInt(strings.TrimSpace(p.Value), 10, 64); err == nil {
+			return n, where(p)
+		}
+	}
+	d, _ := kafkaprops.Lookup(key)
+	n, _ := strconv.ParseInt(d.Default, 10, 64)
+	return n, "the default"
+}
+
+// where places a property for a message: its origin, or its name.
+func where(p kafkaprops.Prop) string {
+	if p.Origin == "" {
+		return p.Key
+	}
+	return p.Origin
+}
+
 // Warnings returns problems that do not stop a run but change what it measures, and settings
 // that were ignored, each as one line naming where it came from.
 func (s Spec) Warnings() []string {
 	w := append([]string(nil), s.notes...)
-	for _, ps := range []struct {
-		p    Props
-		role Role
-	}{{s.ProducerProps, RoleProducer}, {s.ConsumerProps, RoleConsumer}, {s.CommonProps, RoleCommon}, {s.TopicConfig, RoleTopic}} {
-		for _, ig := range ps.p.ignored {
-			w = append(w, fmt.Sprintf("%s: %s is ignored: %s", whereIn(ig, ps.role), ig.Key, runnerOwned[ig.Key]))
+	for _, ps := range s.roleProps() {
+		for _, ig := range ps.p.Ignored() {
+			w = append(w, fmt.Sprintf("%s: %s is ignored: %s", whereIn(ig, ps.role), ig.Key, kafkaprops.OwnedReason(ig.Key)))
 		}
 		pw, _ := ps.p.Check(ps.role)
 		w = append(w, pw...)
@@ -232,6 +252,14 @@ func (s Spec) Warnings() []string {
 		}
 	}
 	return w
+}
+
+// whereIn places a property for a warning: its origin, or the section it sits in.
+func whereIn(p kafkaprops.Prop, r kafkaprops.Role) string {
+	if p.Origin == "" {
+		return r.Section()
+	}
+	return p.Origin
 }
 
 // key names a field as the user wrote it (an OMB key, a YAML key or the flag name).
@@ -258,7 +286,9 @@ func flatten(errs []error) []error {
 	var out []error
 	for _, e := range errs {
 		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			if _, isField := e.(*FieldError); !isField {
+			_, isField := e.(*FieldError)
+			_, isProp := e.(*kafkaprops.Error)
+			if !isField && !isProp {
 				out = append(out, j.Unwrap()...)
 				continue
 			}

@@ -10,8 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
+
+	"github.com/plimsoll/plimsoll/report"
 
 	"github.com/plimsoll/plimsoll/localkafka"
 	"github.com/plimsoll/plimsoll/units"
@@ -57,11 +58,8 @@ func interruptible() (context.Context, context.CancelFunc) {
 }
 
 func newClusterUpCmd(dir *string) *cobra.Command {
-	var o localkafka.Options
-	var timeout time.Duration
-	var nic string
-	var extra []string
-	var saslPassEnv string
+	uf := &clusterUpFlags{}
+	o := &uf.o
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Start a local Kafka cluster and wait until every broker is registered",
@@ -83,32 +81,9 @@ beside it:
   PLIMSOLL_SASL_PASSWORD=secret plimsoll cluster up --tls --sasl-user bench`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Dir, o.StartTimeout = *dir, timeout
-			if o.Security.SASLUser != "" {
-				o.Security.SASLPassword = os.Getenv(saslPassEnv)
-				if o.Security.SASLPassword == "" {
-					return usageErrf("--sasl-user %s: the password environment variable %s is empty; set it or name another with --sasl-password-env", o.Security.SASLUser, saslPassEnv)
-				}
-			}
-			if nic != "" {
-				r, err := units.ParseRate(nic)
-				if err != nil || r <= 0 {
-					return usageErrf("--nic %q: give a positive rate per direction, e.g. 16Mbit/s or 1Gbit/s", nic)
-				}
-				o.NIC = r
-			}
-			for _, kv := range extra {
-				k, v, ok := strings.Cut(kv, "=")
-				if !ok || k == "" {
-					return usageErrf("--broker-config %q: give key=value, e.g. replica.lag.time.max.ms=10000", kv)
-				}
-				if o.ExtraConfig == nil {
-					o.ExtraConfig = map[string]string{}
-				}
-				o.ExtraConfig[strings.TrimSpace(k)] = strings.TrimSpace(v)
-			}
-			if err := o.Validate(); err != nil {
-				return usageErr(err)
+			o, err := uf.options(*dir)
+			if err != nil {
+				return err
 			}
 			o.Log = cmd.ErrOrStderr()
 			ctx, cancel := interruptible()
@@ -125,15 +100,57 @@ beside it:
 	f.IntVar(&o.Brokers, "brokers", 3, "number of brokers (the first 3 also form the KRaft controller quorum)")
 	f.StringVar(&o.KafkaVersion, "kafka-version", localkafka.DefaultKafkaVersion, "Apache Kafka release to run (3.3 or later; e.g. 4.1.0, 3.9.1)")
 	f.StringVar(&o.Heap, "heap", "1g", "JVM heap of each broker (-Xms/-Xmx), e.g. 512m, 1g")
-	f.DurationVar(&timeout, "timeout", 3*time.Minute, "how long to wait for every broker to register")
-	f.StringVar(&nic, "nic", "", "emulate a NIC of this rate per direction for each broker, e.g. 16Mbit/s (network namespaces; needs root, ip, tc)")
-	f.StringArrayVar(&extra, "broker-config", nil, "set a server.properties entry on every broker, key=value (repeatable)")
+	f.DurationVar(&uf.timeout, "timeout", 3*time.Minute, "how long to wait for every broker to register")
+	f.StringVar(&uf.nic, "nic", "", "emulate a NIC of this rate per direction for each broker, e.g. 16Mbit/s (network namespaces; needs root, ip, tc)")
+	f.StringArrayVar(&uf.extra, "broker-config", nil, "set a server.properties entry on every broker, key=value (repeatable)")
 	f.StringVar(&o.Subnet, "subnet", localkafka.DefaultSubnet, "IPv4 /24 for the emulated NICs (the next /24 carries metrics, unshaped)")
 	f.BoolVar(&o.Security.TLS, "tls", false, "add an SSL client listener on each broker (certificates from a throwaway CA in DIR/tls; SASL_SSL too with --sasl-user)")
 	f.BoolVar(&o.Security.ClientAuth, "tls-client-auth", false, "the SSL listener requires a client certificate (mutual TLS; DIR/tls/client.pem and client-key.pem)")
 	f.StringVar(&o.Security.SASLUser, "sasl-user", "", "add a SASL_PLAINTEXT client listener (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) for this user")
-	f.StringVar(&saslPassEnv, "sasl-password-env", "PLIMSOLL_SASL_PASSWORD", "environment variable holding the --sasl-user password (never a flag: it would show in ps)")
+	f.StringVar(&uf.saslPassEnv, "sasl-password-env", "PLIMSOLL_SASL_PASSWORD", "environment variable holding the --sasl-user password (never a flag: it would show in ps)")
 	return cmd
+}
+
+// clusterUpFlags are `plimsoll cluster up`'s flags beyond the options they fill directly.
+type clusterUpFlags struct {
+	o           localkafka.Options
+	timeout     time.Duration
+	nic         string
+	extra       []string
+	saslPassEnv string
+}
+
+// options checks the flags and completes the cluster's options for dir.
+func (uf *clusterUpFlags) options(dir string) (localkafka.Options, error) {
+	o := uf.o
+	o.Dir, o.StartTimeout = dir, uf.timeout
+	if o.Security.SASLUser != "" {
+		o.Security.SASLPassword = os.Getenv(uf.saslPassEnv)
+		if o.Security.SASLPassword == "" {
+			return o, usageErrf("--sasl-user %s: the password environment variable %s is empty; set it or name another with --sasl-password-env", o.Security.SASLUser, uf.saslPassEnv)
+		}
+	}
+	if uf.nic != "" {
+		r, err := units.ParseRate(uf.nic)
+		if err != nil || r <= 0 {
+			return o, usageErrf("--nic %q: give a positive rate per direction, e.g. 16Mbit/s or 1Gbit/s", uf.nic)
+		}
+		o.NIC = r
+	}
+	for _, kv := range uf.extra {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return o, usageErrf("--broker-config %q: give key=value, e.g. replica.lag.time.max.ms=10000", kv)
+		}
+		if o.ExtraConfig == nil {
+			o.ExtraConfig = map[string]string{}
+		}
+		o.ExtraConfig[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	if err := o.Validate(); err != nil {
+		return o, usageErr(err)
+	}
+	return o, nil
 }
 
 // clusterErr adds the fix for the errors a user can act on.
@@ -178,48 +195,7 @@ func newClusterStatusCmd(dir *string) *cobra.Command {
 }
 
 func printStatus(cmd *cobra.Command, s localkafka.Status) {
-	w := cmd.OutOrStdout()
-	state := "running"
-	if s.Stopped {
-		state = "stopped (data kept; `plimsoll cluster up` starts it again)"
-	}
-	fmt.Fprintf(w, "Kafka %s cluster in %s: %s\nbootstrap: %s\n\n", s.KafkaVersion, s.Dir, state, s.Bootstrap)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "BROKER\tPID\tSTATE\tADDRESS\tMETRICS\tROLE\tNIC")
-	for _, b := range s.Brokers {
-		role := "broker"
-		if b.Controller {
-			role = "broker+controller"
-		}
-		nic := "loopback"
-		if b.NICBytesPerSec > 0 {
-			nic = units.FormatBits(b.NICBytesPerSec) + " (" + b.Netns + ")"
-		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\n", b.ID, b.PID, b.State, b.Address, b.MetricsURL, role, nic)
-	}
-	tw.Flush()
-	if len(s.SecureListeners) > 0 {
-		fmt.Fprintln(w, "\nsecure client listeners (plimsoll run flags):")
-		for _, l := range s.SecureListeners {
-			fmt.Fprintf(w, "  %-15s %s\n", l.Name, strings.Join(runFlags(l), " "))
-		}
-	}
-}
-
-// runFlags are the `plimsoll run` flags that reach a secure listener (the SASL password comes
-// from $PLIMSOLL_SASL_PASSWORD, as for the cluster).
-func runFlags(l localkafka.ListenerStatus) []string {
-	f := []string{"--bootstrap", l.Bootstrap}
-	if l.CAFile != "" {
-		f = append(f, "--tls-ca", l.CAFile)
-	}
-	if l.ClientCert != "" {
-		f = append(f, "--tls-cert", l.ClientCert, "--tls-key", l.ClientKey)
-	}
-	if l.SASLUser != "" {
-		f = append(f, "--sasl-mechanism", "scram-sha-512", "--sasl-user", l.SASLUser)
-	}
-	return f
+	report.ClusterStatus(cmd.OutOrStdout(), s)
 }
 
 func newClusterDownCmd(dir *string) *cobra.Command {

@@ -8,17 +8,14 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/plimsoll/plimsoll/localkafka"
-	"github.com/plimsoll/plimsoll/probe"
 	"github.com/plimsoll/plimsoll/target"
+	"github.com/plimsoll/plimsoll/trial"
 	"github.com/plimsoll/plimsoll/units"
 	"github.com/plimsoll/plimsoll/verdict"
 	"github.com/plimsoll/plimsoll/workload"
 	"github.com/spf13/pflag"
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // workloadFlags are the workload settings shared by run and limit: a file, and one flag per
@@ -127,23 +124,14 @@ func addTargetFlags(fs *pflag.FlagSet) *targetFlags {
 	return t
 }
 
-// resolved is a target ready for a run, and how to let go of it afterwards.
-type resolved struct {
-	target  target.Target
-	local   *localkafka.State // nil for --bootstrap
-	started bool              // this command started the local cluster
-	nic     float64
-	disk    float64
-}
-
 // resolve validates the target flags and, without --bootstrap, opens (or starts) the local
 // cluster. Call release when done: it stops a cluster this command started.
-func (t *targetFlags) resolve(ctx context.Context, log io.Writer) (*resolved, error) {
-	r := &resolved{}
+func (t *targetFlags) resolve(ctx context.Context, log io.Writer) (*trial.Where, error) {
+	var nic, disk float64
 	for _, c := range []struct {
 		flag, val string
 		dst       *float64
-	}{{"--nic", t.nic, &r.nic}, {"--disk-write", t.diskWrite, &r.disk}} {
+	}{{"--nic", t.nic, &nic}, {"--disk-write", t.diskWrite, &disk}} {
 		if c.val == "" {
 			continue
 		}
@@ -153,157 +141,97 @@ func (t *targetFlags) resolve(ctx context.Context, log io.Writer) (*resolved, er
 		}
 		*c.dst = v
 	}
+	w, err := t.where(ctx, log)
+	if err != nil {
+		return nil, err
+	}
+	if nic > 0 {
+		w.NIC = nic
+	}
+	w.DiskWrite = disk
+	if w.Local == nil && len(w.Target.MetricsURLs) == 0 {
+		fmt.Fprintln(log, "warning: no --metrics-url: the USE table will have no broker rows, and the verdict can judge the brokers (request handlers, replication, ISR metrics) and name a broker bottleneck only from what it sees without them; give each broker's Prometheus endpoint as --metrics-url ID=URL")
+	}
+	return w, nil
+}
+
+func (t *targetFlags) where(ctx context.Context, log io.Writer) (*trial.Where, error) {
 	if t.bootstrap == "" {
 		if t.tls || t.tlsCA != "" || t.saslMech != "" || len(t.metricsURLs) > 0 {
 			return nil, usageErrf("--tls, --sasl-* and --metrics-url need --bootstrap (without it the local cluster is used over PLAINTEXT, its metrics automatic; for the TLS/SASL listeners of `plimsoll cluster up --tls/--sasl-user`, give the --bootstrap that `plimsoll cluster status` prints)")
 		}
-		c, err := localkafka.Open(t.clusterDir)
-		if errors.Is(err, localkafka.ErrNoCluster) {
-			fmt.Fprintf(log, "no local cluster in %s: starting one (it is stopped again afterwards)\n", t.clusterDir)
-			c, err = localkafka.Up(ctx, localkafka.Options{Dir: t.clusterDir, Log: log})
-			r.started = err == nil
+		w, err := trial.OpenLocal(ctx, t.clusterDir, log)
+		if errors.Is(err, trial.ErrStopped) {
+			return nil, usageErrf("the local cluster in %s is stopped: start it with `plimsoll cluster up --dir %s`", t.clusterDir, t.clusterDir)
 		}
 		if err != nil {
 			return nil, clusterErr(err)
 		}
-		if c.Stopped {
-			return nil, usageErrf("the local cluster in %s is stopped: start it with `plimsoll cluster up --dir %s`", t.clusterDir, t.clusterDir)
-		}
-		for _, b := range c.Status().Brokers {
-			if !b.Alive {
-				fmt.Fprintf(log, "warning: broker %d of the local cluster is %s\n", b.ID, b.State)
-			}
-		}
-		r.local, r.target = c, c.Target()
-		if c.NIC > 0 && r.nic == 0 {
-			r.nic = c.NIC
-		}
-		return r, nil
+		return w, nil
 	}
+	tg, err := t.target()
+	if err != nil {
+		return nil, err
+	}
+	w, err := trial.Remote(ctx, tg)
+	if err != nil {
+		return nil, t.reachErr(err)
+	}
+	return w, nil
+}
+
+// target is the user's cluster as the flags describe it.
+func (t *targetFlags) target() (target.Target, error) {
+	var tg target.Target
 	bs, err := target.ParseBootstrap(t.bootstrap)
 	if err != nil {
-		return nil, usageErr(fmt.Errorf("--bootstrap: %w", err))
+		return tg, usageErr(fmt.Errorf("--bootstrap: %w", err))
 	}
-	r.target.Bootstrap = bs
+	tg.Bootstrap = bs
 	if t.tls || t.tlsCA != "" || t.tlsCert != "" {
-		r.target.TLS = &target.TLS{CAFile: t.tlsCA, CertFile: t.tlsCert, KeyFile: t.tlsKey}
+		tg.TLS = &target.TLS{CAFile: t.tlsCA, CertFile: t.tlsCert, KeyFile: t.tlsKey}
 	}
 	if t.saslMech != "" {
-		r.target.SASL = &target.SASL{Mechanism: t.saslMech, User: t.saslUser, Password: os.Getenv(t.saslPassEnv)}
-		if r.target.SASL.Password == "" {
-			return nil, usageErrf("--sasl-mechanism: the password environment variable %s is empty; set it or name another with --sasl-password-env", t.saslPassEnv)
+		tg.SASL = &target.SASL{Mechanism: t.saslMech, User: t.saslUser, Password: os.Getenv(t.saslPassEnv)}
+		if tg.SASL.Password == "" {
+			return tg, usageErrf("--sasl-mechanism: the password environment variable %s is empty; set it or name another with --sasl-password-env", t.saslPassEnv)
 		}
 	}
 	for _, m := range t.metricsURLs {
 		id, url, ok := strings.Cut(m, "=")
 		n, err := strconv.ParseInt(id, 10, 32)
 		if !ok || err != nil || !strings.HasPrefix(url, "http") {
-			return nil, usageErrf("--metrics-url %q: give BROKER_ID=URL, e.g. 1=http://broker1:7071/metrics", m)
+			return tg, usageErrf("--metrics-url %q: give BROKER_ID=URL, e.g. 1=http://broker1:7071/metrics", m)
 		}
-		if r.target.MetricsURLs == nil {
-			r.target.MetricsURLs = map[int32]string{}
+		if tg.MetricsURLs == nil {
+			tg.MetricsURLs = map[int32]string{}
 		}
-		r.target.MetricsURLs[int32(n)] = url
+		tg.MetricsURLs[int32(n)] = url
 	}
-	if err := r.target.Validate(); err != nil {
-		return nil, usageErr(err)
-	}
-	if err := reachable(ctx, r.target, t.saslPassEnv); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return tg, nil
 }
 
-// reachable fails within a bounded time when the cluster cannot be reached or authentication
-// fails, before anything is created. Refused credentials and untrusted certificates are bad
-// input (exit 2) with a hint naming the flags, and passEnv, that fix them.
-func reachable(ctx context.Context, t target.Target, passEnv string) error {
-	opts, err := t.ClientOpts()
-	if err != nil {
-		return usageErr(err)
+// reachErr explains a first contact that failed: refused credentials and untrusted certificates
+// are bad input (exit 2) with a hint naming the flags, and the password variable, that fix them.
+func (t *targetFlags) reachErr(err error) error {
+	switch {
+	case errors.Is(err, target.ErrAuth):
+		return &cliError{code: ExitUsage, err: err,
+			hint: fmt.Sprintf("check --sasl-user, --sasl-mechanism (plain, scram-sha-256, scram-sha-512) and the password in $%s (or name another variable with --sasl-password-env)", t.saslPassEnv)}
+	case errors.Is(err, target.ErrCertificate):
+		return &cliError{code: ExitUsage, err: err,
+			hint: "give the CA that signed the brokers' certificates with --tls-ca, and a client certificate with --tls-cert/--tls-key where the brokers require one (a local cluster started with --tls keeps them in DIR/tls; `plimsoll cluster status` shows the flags)"}
+	case errors.Is(err, target.ErrUnreachable):
+		return withHint(err, "check --bootstrap, the network, and --tls/--sasl-* settings (an authentication failure shows here too)")
 	}
-	cl, err := kgo.NewClient(opts...)
-	if err != nil {
-		return usageErr(err)
-	}
-	defer cl.Close()
-	mctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	if _, err := kadm.NewClient(cl).BrokerMetadata(mctx); err != nil {
-		switch err := t.Explain(err); {
-		case errors.Is(err, target.ErrAuth):
-			return &cliError{code: ExitUsage, err: err,
-				hint: fmt.Sprintf("check --sasl-user, --sasl-mechanism (plain, scram-sha-256, scram-sha-512) and the password in $%s (or name another variable with --sasl-password-env)", passEnv)}
-		case errors.Is(err, target.ErrCertificate):
-			return &cliError{code: ExitUsage, err: err,
-				hint: "give the CA that signed the brokers' certificates with --tls-ca, and a client certificate with --tls-cert/--tls-key where the brokers require one (a local cluster started with --tls keeps them in DIR/tls; `plimsoll cluster status` shows the flags)"}
-		}
-		return withHint(fmt.Errorf("cannot reach the cluster at %s within 15s: %w", strings.Join(t.Bootstrap, ","), err),
-			"check --bootstrap, the network, and --tls/--sasl-* settings (an authentication failure shows here too)")
-	}
-	return nil
+	return usageErr(err)
 }
 
 // release stops the local cluster if this command started it.
-func (r *resolved) release(log io.Writer) {
-	if r != nil && r.started && r.local != nil {
-		if _, err := localkafka.Down(r.local.Dir, false, 30*time.Second); err != nil {
-			fmt.Fprintf(log, "warning: stopping the local cluster: %v\n", err)
-		}
+func release(w *trial.Where, log io.Writer) {
+	if err := w.Release(); err != nil {
+		fmt.Fprintf(log, "warning: stopping the local cluster: %v\n", err)
 	}
-}
-
-// brokerPIDs lists the local cluster's JVMs for the probe.
-func (r *resolved) brokerPIDs() map[int32]int {
-	if r.local == nil {
-		return nil
-	}
-	m := map[int32]int{}
-	for _, b := range r.local.Brokers {
-		if b.PID > 0 {
-			m[b.ID] = b.PID
-		}
-	}
-	return m
-}
-
-// handlerPools says, per local broker, how many request-handler pools mark its idle meter:
-// 2 on plimsoll's combined broker+controller nodes, 1 on broker-only nodes.
-func (r *resolved) handlerPools() map[int32]int {
-	if r.local == nil {
-		return nil
-	}
-	m := map[int32]int{}
-	for _, b := range r.local.Brokers {
-		m[b.ID] = 1
-		if b.Controller {
-			m[b.ID] = 2
-		}
-	}
-	return m
-}
-
-// probeConfig is the probe's configuration for this target.
-func (r *resolved) probeConfig() probe.Config {
-	c := probe.Config{BrokerPIDs: r.brokerPIDs(), HandlerPoolsByBroker: r.handlerPools(), NICBytesPerSec: r.nic, DiskWriteBytesPerSec: r.disk}
-	if r.local != nil && r.local.NIC > 0 {
-		// Emulated NICs shape the brokers' links only; plimsoll's side (the bridge) is not
-		// shaped, so the client host's capacity is its interfaces' own speed.
-		c.NICBytesPerSec = 0
-		c.NICByBroker = map[int32]float64{}
-		for _, b := range r.local.Brokers {
-			c.NICByBroker[b.ID] = b.NIC
-		}
-	}
-	return c
-}
-
-// kafkaVersion is the local cluster's release, or "" to ask the cluster.
-func (r *resolved) kafkaVersion() string {
-	if r.local != nil {
-		return r.local.KafkaVersion
-	}
-	return ""
 }
 
 // addCriteriaFlags registers the verdict's criteria with their documented defaults.
@@ -318,6 +246,14 @@ func addCriteriaFlags(fs *pflag.FlagSet) *verdict.Criteria {
 	fs.BoolVar(&c.ProduceErrors, "fail-on-produce-errors", c.ProduceErrors, "overloaded on any failed produce")
 	fs.Float64Var(&c.ScheduleP99Ms, "client-max-schedule-delay-ms", c.ScheduleP99Ms, "invalid (client-bound) when the generator's p99 schedule delay exceeds this many ms while its buffers had room (0 = off)")
 	fs.Float64Var(&c.ClientMaxCPU, "client-max-cpu", c.ClientMaxCPU, "invalid (client-bound) when plimsoll uses more than this share of its usable cores (0 = off)")
+	fs.Float64Var(&c.ClientMaxLateMs, "client-max-late-ms", c.ClientMaxLateMs, "invalid (client-bound) when the p99 schedule delay exceeds this many ms with buffers free, whatever the run-queue wait (0 = off)")
+	fs.Float64Var(&c.ClientStarvedWait, "client-starved-wait", c.ClientStarvedWait, "a smaller lateness is client-bound only if plimsoll's threads waited for a CPU at least this many seconds per CPU second")
+	fs.Float64Var(&c.ClientMinWaitS, "client-min-wait", c.ClientMinWaitS, "... and at least this many seconds per second")
+	fs.Float64Var(&c.ClientSchedP99Ms, "client-sched-p99-ms", c.ClientSchedP99Ms, "invalid (client-bound) when plimsoll's goroutines wait longer than this for a Go scheduler thread (p99 over the window, ms; 0 = off)")
+	fs.Float64Var(&c.MaxBufferFullShare, "max-buffer-full-share", c.MaxBufferFullShare, "a late generator that waited for buffer space more than this share of the window was held back by the cluster, not short of CPU")
+	fs.Float64Var(&c.HostBusy, "host-busy", c.HostBusy, "a co-located host busier than this share is saturated: by the brokers (overloaded) or by other processes (invalid); 0 = off")
+	fs.Float64Var(&c.HostOursShare, "host-ours-share", c.HostOursShare, "a saturated host is busy with other processes when the brokers and plimsoll use less than this share of its busy cores")
+	fs.Float64Var(&c.MinBottleneckUtil, "min-bottleneck-utilisation", c.MinBottleneckUtil, "never name a resource below this share of its capacity the bottleneck (the bottleneck is then unknown)")
 	return &c
 }
 
@@ -325,13 +261,21 @@ func checkCriteria(c *verdict.Criteria) error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"--min-achieved", c.MinAchieved}, {"--max-lag-growth", c.MaxLagGrowth}, {"--min-replicated", c.MinReplicated}, {"--min-handler-idle", c.MinHandlerIdle}, {"--max-isr-share", c.MaxISRShare}, {"--client-max-cpu", c.ClientMaxCPU}} {
+	}{{"--min-achieved", c.MinAchieved}, {"--max-lag-growth", c.MaxLagGrowth}, {"--min-replicated", c.MinReplicated}, {"--min-handler-idle", c.MinHandlerIdle},
+		{"--max-isr-share", c.MaxISRShare}, {"--client-max-cpu", c.ClientMaxCPU}, {"--max-buffer-full-share", c.MaxBufferFullShare},
+		{"--host-busy", c.HostBusy}, {"--host-ours-share", c.HostOursShare}, {"--min-bottleneck-utilisation", c.MinBottleneckUtil}} {
 		if f.v < 0 || f.v > 1 {
 			return usageErrf("%s %v: give a share between 0 and 1 (0 switches the criterion off)", f.name, f.v)
 		}
 	}
-	if c.ScheduleP99Ms < 0 {
-		return usageErrf("--client-max-schedule-delay-ms %v: give a positive number of milliseconds, or 0", c.ScheduleP99Ms)
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"--client-max-schedule-delay-ms", c.ScheduleP99Ms}, {"--client-max-late-ms", c.ClientMaxLateMs}, {"--client-sched-p99-ms", c.ClientSchedP99Ms},
+		{"--client-starved-wait", c.ClientStarvedWait}, {"--client-min-wait", c.ClientMinWaitS}} {
+		if f.v < 0 {
+			return usageErrf("%s %v: give a positive number, or 0", f.name, f.v)
+		}
 	}
 	if c.PublishP99SLOMs < 0 {
 		return usageErrf("--slo-p99-ms %v: give a positive number of milliseconds, or 0 for no SLO", c.PublishP99SLOMs)

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -18,23 +14,26 @@ import (
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/report"
 	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/target"
 	"github.com/plimsoll/plimsoll/trial"
+	"github.com/plimsoll/plimsoll/workload"
 	"github.com/spf13/cobra"
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 func init() { subcommands = append(subcommands, newLimitCmd) }
 
+// limitFlags are the flags of `plimsoll limit` beyond the workload, target and criteria.
+type limitFlags struct {
+	sizes, out            string
+	tolerance, minR, maxR float64
+	growth                float64
+	trialDur, drain, hold time.Duration
+	brokersDown           int
+	resume, noReport      bool
+	noHold                bool
+}
+
 func newLimitCmd() *cobra.Command {
-	var (
-		sizes, out            string
-		tolerance, minR, maxR float64
-		growth                float64
-		trialDur, drain       time.Duration
-		brokersDown           int
-		resume, noReport      bool
-	)
 	cmd := &cobra.Command{
 		Use:   "limit",
 		Short: "Find the highest load the cluster sustains for each message size, and a safe load to plan for",
@@ -54,147 +53,136 @@ interrupted search. At the end it writes DIR/index.html (plimsoll report).`,
 	wf := addWorkloadFlags(cmd.Flags(), "rate", "message-size", "duration")
 	tf := addTargetFlags(cmd.Flags())
 	crit := addCriteriaFlags(cmd.Flags())
+	lf := &limitFlags{}
 	f := cmd.Flags()
-	f.StringVar(&sizes, "message-sizes", "100,1000,10000", "message sizes to search, bytes, comma-separated")
-	f.Float64Var(&tolerance, "tolerance", 0.05, "stop when the highest ok and lowest overloaded rates are within this share")
-	f.DurationVar(&trialDur, "trial-duration", 20*time.Second, "measured window of each trial (after --warmup)")
-	f.DurationVar(&drain, "drain-timeout", loadgen.DefaultDrainTimeout, "how long consumers may take to catch up after each trial's window")
-	f.IntVar(&brokersDown, "brokers-down", 0, "brokers the recommendation keeps headroom for")
-	f.StringVar(&out, "out", "plimsoll-limit", "directory for results.jsonl, each trial's files, and the report")
-	f.BoolVar(&resume, "resume", false, "continue the search in --out, reusing its finished trials")
-	f.Float64Var(&growth, "growth", 2, "factor between bracketing steps; smaller when the start (the model's prediction) is close")
-	f.Float64Var(&minR, "min-rate", 1, "lowest rate to try, msgs/s")
-	f.Float64Var(&maxR, "max-rate", 2e6, "highest rate to try, msgs/s (what the generator can drive)")
-	f.BoolVar(&noReport, "no-report", false, "do not write index.html at the end")
+	f.StringVar(&lf.sizes, "message-sizes", "100,1000,10000", "message sizes to search, bytes, comma-separated")
+	f.Float64Var(&lf.tolerance, "tolerance", 0.05, "stop when the highest ok and lowest overloaded rates are within this share")
+	f.DurationVar(&lf.trialDur, "trial-duration", 20*time.Second, "measured window of each trial (after --warmup)")
+	f.DurationVar(&lf.drain, "drain-timeout", loadgen.DefaultDrainTimeout, "how long consumers may take to catch up after each trial's window")
+	f.IntVar(&lf.brokersDown, "brokers-down", 0, "brokers the recommendation keeps headroom for")
+	f.StringVar(&lf.out, "out", "plimsoll-limit", "directory for results.jsonl, each trial's files, and the report")
+	f.BoolVar(&lf.resume, "resume", false, "continue the search in --out, reusing its finished trials")
+	f.Float64Var(&lf.growth, "growth", 2, "factor between bracketing steps; smaller when the start (the model's prediction) is close")
+	f.Float64Var(&lf.minR, "min-rate", 1, "lowest rate to try, msgs/s")
+	f.Float64Var(&lf.maxR, "max-rate", 2e6, "highest rate to try, msgs/s (what the generator can drive)")
+	f.BoolVar(&lf.noReport, "no-report", false, "do not write index.html at the end")
+	f.DurationVar(&lf.hold, "hold", 0, "measured window of the confirmation of each size's safe rate (default twice --trial-duration)")
+	f.BoolVar(&lf.noHold, "no-hold", false, "report safe rates without holding them again for a confirmation")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		sz, err := parseSizes(sizes)
+		job, err := lf.job(wf)
 		if err != nil {
 			return err
 		}
+		job.Base.Criteria = *crit
 		if err := checkCriteria(crit); err != nil {
 			return err
-		}
-		if trialDur <= 0 {
-			return usageErrf("--trial-duration %v: give a positive duration, e.g. 20s", trialDur)
-		}
-		if brokersDown < 0 {
-			return usageErrf("--brokers-down %d: give 0 or more", brokersDown)
-		}
-		spec, err := wf.spec()
-		if err != nil {
-			return err
-		}
-		spec.Duration = trialDur
-		spec.Rate = 1 // set per trial; Validate wants a positive size and rate
-		if err := spec.Validate(); err != nil {
-			return usageErr(err)
-		}
-		store := filepath.Join(out, "results.jsonl")
-		if _, err := os.Stat(store); err == nil && !resume {
-			return usageErrf("%s already holds a search: continue it with --resume, or pick another --out", store)
-		}
-		if resume {
-			if _, err := os.Stat(store); err != nil {
-				return usageErrf("--resume: %s does not exist; start the search without --resume", store)
-			}
 		}
 		stderr := cmd.ErrOrStderr()
 		ctx, cancel := interruptible()
 		defer cancel()
-		tgt, err := tf.resolve(ctx, stderr)
+		if job.Where, err = tf.resolve(ctx, stderr); err != nil {
+			return err
+		}
+		defer release(job.Where, stderr)
+		lf.progress(&job, stderr)
+		sf, err := limit.Run(ctx, job)
 		if err != nil {
-			return err
+			return lf.searchErr(err, ctx.Err() != nil, tf)
 		}
-		defer tgt.release(stderr)
-		brokers, err := countBrokers(ctx, tgt)
-		if err != nil {
-			return err
+		return lf.report(cmd.OutOrStdout(), sf)
+	}
+	return cmd
+}
+
+// job turns the flags into a limit job (without the cluster, resolved later).
+func (lf *limitFlags) job(wf *workloadFlags) (limit.Job, error) {
+	sz, err := parseSizes(lf.sizes)
+	if err != nil {
+		return limit.Job{}, err
+	}
+	if lf.trialDur <= 0 {
+		return limit.Job{}, usageErrf("--trial-duration %v: give a positive duration, e.g. 20s", lf.trialDur)
+	}
+	if lf.brokersDown < 0 {
+		return limit.Job{}, usageErrf("--brokers-down %d: give 0 or more", lf.brokersDown)
+	}
+	spec, err := wf.spec()
+	if err != nil {
+		return limit.Job{}, err
+	}
+	spec.Duration = lf.trialDur
+	spec.Rate = 1 // set per trial; Validate wants a positive size and rate
+	if err := limit.CheckSizes(spec, sz); err != nil {
+		return limit.Job{}, usageErr(err)
+	}
+	if lf.hold < 0 {
+		return limit.Job{}, usageErrf("--hold %v: give a positive duration, e.g. 40s, or --no-hold", lf.hold)
+	}
+	j := limit.Job{Out: lf.out, Resume: lf.resume, BrokersDown: lf.brokersDown, Command: commandLine(), Hold: lf.hold, NoHold: lf.noHold,
+		Search: limit.Options{Sizes: sz, Tolerance: lf.tolerance, Growth: lf.growth, MinRate: lf.minR, MaxRate: lf.maxR},
+		Base:   trial.Config{Spec: spec}}
+	j.Base.Load.DrainTimeout = lf.drain
+	return j, nil
+}
+
+// progress prints a line per finished trial and, on a terminal, a live line per second.
+func (lf *limitFlags) progress(j *limit.Job, stderr io.Writer) {
+	tty := isTTY(stderr)
+	var cur limit.Progress
+	if tty {
+		total := (j.Base.Spec.Warmup + j.Base.Spec.Duration).Seconds()
+		j.Base.Load.Progress = func(s loadgen.Second) {
+			fmt.Fprintf(stderr, "\r\033[K%s", report.TrialProgress(cur, s, total))
 		}
-		if brokersDown >= brokers {
-			return usageErrf("--brokers-down %d: the cluster has %d brokers; keep at least one up", brokersDown, brokers)
-		}
-		if err := spec.CheckCluster(brokers); err != nil {
-			return usageErr(err)
-		}
-		version := tgt.kafkaVersion()
-		cfg := limit.SearchConfig{
-			Command: commandLine(), Spec: spec, Criteria: *crit, KafkaVersion: version,
-			Brokers: brokers, ReplicationFactor: spec.ReplicationFor(brokers), Partitions: spec.PartitionsFor(brokers),
-			Local: tgt.target.Local, NICBytesPerSec: tgt.nic, BrokersDown: brokersDown, HostCores: runtime.NumCPU(),
-		}
-		rawCfg, _ := json.Marshal(cfg)
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
-		}
-		searchKey := dirKey(out)
-		cleanupTopics(ctx, tgt, "plimsoll-"+searchKey+"-", stderr) // left by an interrupted trial
-		runner := &limit.Runner{
-			Base: trial.Config{Spec: spec, Target: tgt.target, Criteria: *crit, KafkaVersion: version,
-				Probe: tgt.probeConfig()},
-			TrialsDir: filepath.Join(out, "trials"),
-			SearchID:  fmt.Sprintf("%s-%s", searchKey, time.Now().UTC().Format("150405")),
-		}
-		runner.Base.Load.DrainTimeout = drain
-		tty := isTTY(stderr)
-		var cur limit.Progress
-		if tty {
-			total := (spec.Warmup + spec.Duration).Seconds()
-			runner.Base.Load.Progress = func(s loadgen.Second) {
-				fmt.Fprintf(stderr, "\r\033[Ktrial %d of ~%d, %d B at %s msgs/s: %s", cur.Trial, cur.About, cur.Size, limit.FormatRate(cur.Rate), trial.ProgressLine(s, total))
-			}
-		}
-		opts := limit.Options{
-			Sizes: sz, Tolerance: tolerance, Growth: growth, MinRate: minR, MaxRate: maxR, Store: store, Resume: resume, Config: rawCfg,
-			Logf: func(format string, args ...any) { fmt.Fprintf(stderr, "warning: "+format+"\n", args...) },
-			Progress: func(p limit.Progress) {
-				cur = p
-				if tty {
-					fmt.Fprint(stderr, "\r\033[K")
-				}
-				if p.Done {
-					fmt.Fprintln(stderr, progressText(p))
-				}
-			},
-		}
-		if cfg.NICBytesPerSec > 0 {
-			opts.Start = func(size int) float64 {
-				r, _ := limit.Prediction(cfg, size)
-				if r <= 0 {
-					return limit.DefaultStartBPS / float64(size)
-				}
-				return r
-			}
-		}
-		// The report is read back from the results file, which holds every size's boundary.
-		_, err = limit.Search(ctx, runner, opts)
+	}
+	j.Search.Logf = func(format string, args ...any) { fmt.Fprintf(stderr, "warning: "+format+"\n", args...) }
+	j.Search.Progress = func(p limit.Progress) {
+		cur = p
 		if tty {
 			fmt.Fprint(stderr, "\r\033[K")
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return withHint(fmt.Errorf("search interrupted; finished trials are in %s", store), "continue it with: plimsoll limit --out "+out+" --resume (and the same settings)")
-			}
-			if errors.Is(err, limit.ErrOptions) || errors.Is(err, limit.ErrResumeMismatch) || errors.Is(err, limit.ErrStoreInUse) {
-				return usageErr(err)
-			}
-			return err
+		if p.Done {
+			fmt.Fprintln(stderr, report.SearchProgress(p))
 		}
-		data, err := reportFromStore(store)
-		if err != nil {
-			return err
-		}
-		if err := report.Text(cmd.OutOrStdout(), data); err != nil {
-			return err
-		}
-		if !noReport {
-			if err := report.WriteDir(out, data); err != nil {
-				return fmt.Errorf("writing the report: %w", err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "\nreport: %s\n", filepath.Join(out, "index.html"))
-		}
+	}
+}
+
+// searchErr words a failed search for the command line.
+func (lf *limitFlags) searchErr(err error, interrupted bool, tf *targetFlags) error {
+	store := filepath.Join(lf.out, limit.StoreName)
+	switch {
+	case interrupted:
+		return withHint(fmt.Errorf("search interrupted; finished trials are in %s", store), "continue it with: plimsoll limit --out "+lf.out+" --resume (and the same settings)")
+	case errors.Is(err, limit.ErrStoreInUse):
+		return usageErrf("%s already holds a search: continue it with --resume, or pick another --out", store)
+	case errors.Is(err, limit.ErrNothingToResume):
+		return usageErrf("--resume: %s does not exist; start the search without --resume", store)
+	case errors.Is(err, limit.ErrBrokersDown):
+		return usageErrf("--brokers-down %d: %v; keep at least one up", lf.brokersDown, err)
+	case errors.Is(err, limit.ErrOptions), errors.Is(err, limit.ErrResumeMismatch), errors.Is(err, workload.ErrInvalid):
+		return usageErr(err)
+	case errors.Is(err, target.ErrAuth), errors.Is(err, target.ErrCertificate), errors.Is(err, target.ErrUnreachable):
+		return tf.reachErr(err)
+	}
+	return err
+}
+
+// report prints the search's report and writes index.html.
+func (lf *limitFlags) report(w io.Writer, sf *results.SearchFile) error {
+	for _, warn := range sf.Warnings {
+		fmt.Fprintf(os.Stderr, "warning: %v\n", warn)
+	}
+	if err := report.Text(w, sf); err != nil {
+		return err
+	}
+	if lf.noReport {
 		return nil
 	}
-	return cmd
+	if err := report.WriteDir(lf.out, sf); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	fmt.Fprintf(w, "\nreport: %s\n", filepath.Join(lf.out, "index.html"))
+	return nil
 }
 
 // commandLine is how this search was started, without --resume, so a resumed search records
@@ -209,24 +197,6 @@ func commandLine() string {
 	return "plimsoll " + strings.Join(args, " ")
 }
 
-func progressText(p limit.Progress) string {
-	o := p.Outcome
-	state := string(o.State)
-	if o.ClientBound {
-		state = "invalid (client-bound)"
-	}
-	reused := ""
-	if p.Reused {
-		reused = " (from the earlier run)"
-	}
-	why := ""
-	if len(o.Reasons) > 0 {
-		why = ": " + o.Reasons[0]
-	}
-	return fmt.Sprintf("trial %d of ~%d  %6d B  %10s msgs/s  achieved %10s  %s%s%s   [ok %d, overloaded %d, invalid %d]",
-		p.Trial, p.About, p.Size, limit.FormatRate(p.Rate), limit.FormatRate(o.Achieved), state, reused, why, p.OK, p.Overloaded, p.Invalid)
-}
-
 func parseSizes(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
@@ -237,75 +207,4 @@ func parseSizes(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
-}
-
-// dirKey names a search by its output directory, so a resumed search finds the topics an
-// interrupted trial left behind (they start with plimsoll-<key>-).
-func dirKey(dir string) string {
-	abs, _ := filepath.Abs(dir)
-	h := fnv.New32a()
-	h.Write([]byte(abs))
-	return fmt.Sprintf("l%06x", h.Sum32()&0xffffff)
-}
-
-// countBrokers asks the cluster how many brokers it has.
-func countBrokers(ctx context.Context, r *resolved) (int, error) {
-	opts, err := r.target.ClientOpts()
-	if err != nil {
-		return 0, usageErr(err)
-	}
-	cl, err := kgo.NewClient(opts...)
-	if err != nil {
-		return 0, err
-	}
-	defer cl.Close()
-	mctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	md, err := kadm.NewClient(cl).BrokerMetadata(mctx)
-	if err != nil {
-		return 0, fmt.Errorf("reading the cluster's brokers: %w", err)
-	}
-	return len(md.Brokers), nil
-}
-
-// cleanupTopics deletes topics under prefix (plimsoll's own, from an interrupted trial).
-func cleanupTopics(ctx context.Context, r *resolved, prefix string, log io.Writer) {
-	opts, err := r.target.ClientOpts()
-	if err != nil {
-		return
-	}
-	cl, err := kgo.NewClient(opts...)
-	if err != nil {
-		return
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	tctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	td, err := adm.ListTopics(tctx)
-	if err != nil {
-		return
-	}
-	var old []string
-	for _, n := range td.Names() {
-		if strings.HasPrefix(n, prefix) {
-			old = append(old, n)
-		}
-	}
-	if len(old) > 0 {
-		fmt.Fprintf(log, "deleting %d topics left by an interrupted trial of this search (%s*)\n", len(old), prefix)
-		adm.DeleteTopics(tctx, old...)
-	}
-}
-
-// reportFromStore reads a search's results file into the report's data.
-func reportFromStore(store string) (report.Data, error) {
-	recs, warns, err := results.Load(store)
-	if err != nil {
-		return report.Data{}, err
-	}
-	for _, w := range warns {
-		fmt.Fprintf(os.Stderr, "warning: %v\n", w)
-	}
-	return limit.ReportData(recs)
 }

@@ -3,9 +3,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/verdict"
 )
 
 // TestLimitSearchAndResume runs a short search with the real binary, kills it after its first
@@ -62,42 +64,27 @@ func TestLimitSearchAndResume(t *testing.T) {
 	if err != nil {
 		t.Fatalf("resume: %v\n%s", err, stdoutB)
 	}
-	type point struct {
-		Size       int     `json:"size"`
-		Safe       float64 `json:"safe_rate"`
-		SafeBytes  float64 `json:"safe_bytes_per_sec"`
-		Bottleneck string  `json:"bottleneck"`
-		Trials     int     `json:"trials"`
+	sf, err := results.LoadSearch(store)
+	if err != nil {
+		t.Fatalf("the results file does not load: %v", err)
 	}
-	var points []point
-	f, _ := os.Open(store)
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var rec struct {
-			Kind string          `json:"kind"`
-			Data json.RawMessage `json:"data"`
-		}
-		json.Unmarshal(sc.Bytes(), &rec)
-		if rec.Kind == "boundary" {
-			var p point
-			json.Unmarshal(rec.Data, &p)
-			points = append(points, p)
-		}
+	if len(sf.Points) != 2 || sf.Recommendation == nil {
+		t.Fatalf("%d boundary points (want 2), recommendation %v:\n%s", len(sf.Points), sf.Recommendation, stdoutB)
 	}
-	if len(points) != 2 {
-		t.Fatalf("%d boundary points, want 2:\n%s", len(points), stdoutB)
-	}
-	for i, p := range points {
-		t.Logf("%d B: safe %.0f msgs/s (%.0f B/s) after %d trials, bottleneck %s", p.Size, p.Safe, p.SafeBytes, p.Trials, p.Bottleneck)
-		if p.Safe <= 0 || p.Bottleneck == "" {
-			t.Errorf("point %+v: no safe rate or no bottleneck", p)
-		}
-		// The search places each boundary within its tolerance (0.3 here), so a drop smaller than
-		// that is noise; a larger one means throughput falls with message size.
-		if i > 0 && p.SafeBytes < points[i-1].SafeBytes*(1-0.3) {
-			t.Errorf("safe MB/s fell from %.0f B/s at %d B to %.0f at %d B", points[i-1].SafeBytes, points[i-1].Size, p.SafeBytes, p.Size)
+	for _, p := range sf.Points {
+		for _, l := range []struct {
+			name  string
+			limit *results.Limit
+			judge func(*results.Trial) verdict.State
+		}{{"ceiling", &p.Ceiling, func(t *results.Trial) verdict.State { return t.Verdict.Ceiling }},
+			{"SLO", p.SLO, func(t *results.Trial) verdict.State { return t.Verdict.State }}} {
+			if l.limit == nil {
+				t.Errorf("%d B: no %s limit (the default criteria have a latency SLO)", p.Size, l.name)
+				continue
+			}
+			t.Logf("%d B %s: safe %.0f msgs/s (%.0f B/s), overloaded at %.0f, after %d trials, bottleneck %s", p.Size, l.name,
+				l.limit.SafeRate, l.limit.SafeBytesPerSec, l.limit.UnsafeRate, p.Trials, l.limit.Bottleneck)
+			checkPoint(t, sf, p.Size, *l.limit, l.judge, 0.3, p.Note)
 		}
 	}
 	html, err := os.ReadFile(filepath.Join(out, "index.html"))
@@ -110,11 +97,39 @@ func TestLimitSearchAndResume(t *testing.T) {
 	// Trials reused on resume count in their point but are not stored twice: the store holds
 	// exactly the trials the boundary used, unless the killed trial was in flight (never stored).
 	used := 0
-	for _, p := range points {
+	for _, p := range sf.Points {
 		used += p.Trials
 	}
 	if stored := trialsIn(store); stored != used {
 		t.Errorf("the store holds %d trials but the points used %d: finished trials were re-run or lost", stored, used)
+	}
+}
+
+// checkPoint asserts what a search promises of one limit of a boundary point: a safe rate held by
+// a trial ok by that limit's judgement, and, when the limit was bracketed, an overloaded trial at
+// a rate no more than tol above it; a limit without a bracket has a note saying why; a limit
+// names what gave out.
+func checkPoint(t *testing.T, sf *results.SearchFile, size int, l results.Limit, judge func(*results.Trial) verdict.State, tol float64, note string) {
+	t.Helper()
+	has := func(rate float64, state verdict.State) bool {
+		for i := range sf.Trials {
+			tr := &sf.Trials[i]
+			if tr.Step.Size == size && judge(tr) == state && !tr.ClientBound() && math.Abs(tr.Step.Rate-rate) <= 1e-6*rate {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case l.SafeRate <= 0 || !has(l.SafeRate, verdict.OK):
+		t.Errorf("%d B: safe rate %v is not the rate of an ok trial", size, l.SafeRate)
+	case l.Found() && (!has(l.UnsafeRate, verdict.Overloaded) || l.UnsafeRate > l.SafeRate*(1+tol)*(1+1e-9)):
+		t.Errorf("%d B: bracket [%v, %v) is wider than %v or has no overloaded trial at its top", size, l.SafeRate, l.UnsafeRate, tol)
+	case !l.Found() && note == "":
+		t.Errorf("%d B: no bracket and no note saying why: %+v", size, l)
+	}
+	if l.Bottleneck == "" {
+		t.Errorf("%d B: no bottleneck named", size)
 	}
 }
 

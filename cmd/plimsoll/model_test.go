@@ -3,26 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	goldenfile "github.com/plimsoll/plimsoll/internal/golden"
 )
 
 // The golden files are rewritten with `go test ./cmd/plimsoll -run TestModelGolden -update`.
-// The flag may be defined by another test file of this package; define it only once.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // runCLI runs plimsoll in-process as main does and returns stdout, stderr and the exit code.
 func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
@@ -115,20 +105,7 @@ func TestModelGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			stdout, stderr, code := runCLI(t, append([]string{"model"}, tc.args...)...)
 			got := formatRun(tc.args, stdout, stderr, code)
-			path := filepath.Join("testdata", "model", tc.name+".golden")
-			if updating() {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
-			}
+			goldenfile.Check(t, filepath.Join("testdata", "model", tc.name+".golden"), []byte(got))
 			if strings.HasPrefix(tc.name, "err-") {
 				if code != ExitUsage || stdout != "" || !strings.HasPrefix(stderr, "plimsoll: ") || strings.Count(stderr, "\n") != 1 {
 					t.Errorf("bad input: exit %d, stdout %q, stderr %q; want exit 2, no stdout, one error line", code, stdout, stderr)

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plimsoll/plimsoll/localkafka/nictest"
+
 	"github.com/plimsoll/plimsoll/localkafka"
 )
 
@@ -21,7 +23,7 @@ import (
 // takes t in and gives t out, so the links carry about 1,900 messages/s of 1 KB.
 func TestNICVerdicts(t *testing.T) {
 	if err := localkafka.CheckNIC(); err != nil {
-		t.Skip(err)
+		nictest.SkipOrFail(t, err)
 	}
 	dir := filepath.Join(t.TempDir(), "nic-cluster")
 	if _, stderr, code := plimsoll(t, "cluster", "up", "--dir", dir, "--heap", "768m", "--nic", "16Mbit/s",

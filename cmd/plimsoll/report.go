@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/plimsoll/plimsoll/report"
+	"github.com/plimsoll/plimsoll/results"
 	"github.com/spf13/cobra"
 )
 
@@ -20,7 +21,7 @@ func newReportCmd() *cobra.Command {
 		Long: `report reads DIR/results.jsonl, written by plimsoll limit, and writes DIR/index.html (charts of
 the boundary in msgs/s and MB/s against message size with the model's prediction, every trial
 with its verdict, the USE table at each boundary point, latency percentiles), DIR/boundary.png
-and DIR/data.json. The HTML needs no network to view.`,
+The HTML needs no network to view.`,
 		Example: "  plimsoll report plimsoll-limit\n  plimsoll report --text lim1",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -29,14 +30,20 @@ and DIR/data.json. The HTML needs no network to view.`,
 			if _, err := os.Stat(store); errors.Is(err, os.ErrNotExist) {
 				return usageErrf("%s not found: give a directory written by plimsoll limit --out", store)
 			}
-			data, err := reportFromStore(store)
+			sf, err := results.LoadSearch(store)
+			if errors.Is(err, results.ErrSchema) || errors.Is(err, results.ErrNoSearch) {
+				return usageErr(err)
+			}
 			if err != nil {
 				return err
 			}
-			if text {
-				return report.Text(cmd.OutOrStdout(), data)
+			for _, w := range sf.Warnings {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v\n", w)
 			}
-			if err := report.WriteDir(dir, data); err != nil {
+			if text {
+				return report.Text(cmd.OutOrStdout(), sf)
+			}
+			if err := report.WriteDir(dir, sf); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", filepath.Join(dir, "index.html"))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,9 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/loadgen/topics"
+	"github.com/plimsoll/plimsoll/report"
+	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/trial"
 	"github.com/plimsoll/plimsoll/verdict"
 	"github.com/spf13/cobra"
@@ -50,67 +54,85 @@ Topics are named with --topic-prefix, created by the run and deleted after it.`,
 	f.DurationVar(&drain, "drain-timeout", loadgen.DefaultDrainTimeout, "how long consumers may take to catch up after the window before unseen messages count")
 	f.BoolVar(&asJSON, "json", false, "print result.json to stdout instead of the summary")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		spec, err := wf.spec()
+		cfg, err := runConfig(wf, crit, prefix, cmd.ErrOrStderr())
 		if err != nil {
 			return err
 		}
-		if err := checkCriteria(crit); err != nil {
-			return err
-		}
-		if prefix != "" && !validPrefix(prefix) {
-			return usageErrf("--topic-prefix %q: use letters, digits, '.', '_' and '-' only, and end it with '-' or '.'", prefix)
-		}
+		cfg.Load.KeepTopics, cfg.Load.DrainTimeout = keep, drain
 		stderr := cmd.ErrOrStderr()
-		for _, w := range spec.Warnings() {
-			fmt.Fprintf(stderr, "warning: %s\n", w)
-		}
-		if _, err := loadgen.ResolveProps(spec); err != nil {
-			return usageErr(err)
-		}
 		ctx, cancel := interruptible()
 		defer cancel()
 		tgt, err := tf.resolve(ctx, stderr)
 		if err != nil {
 			return err
 		}
-		defer tgt.release(stderr)
-
-		tty := isTTY(stderr)
-		total := (spec.Warmup + spec.Duration).Seconds()
-		opts := loadgen.Options{TopicPrefix: prefix, KeepTopics: keep, DrainTimeout: drain}
-		if tty {
-			opts.Progress = func(s loadgen.Second) { fmt.Fprintf(stderr, "\r\033[K%s", trial.ProgressLine(s, total)) }
-		}
-		res, err := trial.Run(ctx, trial.Config{
-			Spec: spec, Target: tgt.target, Load: opts, Criteria: *crit, KafkaVersion: tgt.kafkaVersion(),
-			Probe: tgt.probeConfig(),
-		})
-		if tty {
-			fmt.Fprint(stderr, "\r\033[K")
-		}
+		defer release(tgt, stderr)
+		cfg.Target, cfg.KafkaVersion, cfg.Probe = tgt.Target, tgt.KafkaVersion(), tgt.ProbeConfig()
+		res, err := runTrial(ctx, cfg, stderr)
 		if err != nil {
 			return runErr(err)
 		}
-		if out != "" {
-			if err := res.WriteDir(out); err != nil {
-				return fmt.Errorf("writing %s: %w", out, err)
-			}
-		}
-		if asJSON {
-			enc := json.NewEncoder(cmd.OutOrStdout())
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(res); err != nil {
-				return err
-			}
-		} else if err := res.WriteSummary(cmd.OutOrStdout()); err != nil {
+		if err := writeRun(cmd.OutOrStdout(), res, out, asJSON); err != nil {
 			return err
-		}
-		if out != "" && !asJSON {
-			fmt.Fprintf(cmd.OutOrStdout(), "\nwrote %s/result.json, timeline.csv, histograms.hlog, probe.json\n", out)
 		}
 		return verdictExit(res.Verdict)
 	}
 	return cmd
+}
+
+// runConfig checks the run's flags and turns them into a trial (without its cluster).
+func runConfig(wf *workloadFlags, crit *verdict.Criteria, prefix string, stderr io.Writer) (trial.Config, error) {
+	spec, err := wf.spec()
+	if err != nil {
+		return trial.Config{}, err
+	}
+	if err := checkCriteria(crit); err != nil {
+		return trial.Config{}, err
+	}
+	if prefix != "" {
+		if err := topics.CheckPrefix(prefix); err != nil {
+			return trial.Config{}, usageErrf("--topic-prefix: %w", err)
+		}
+	}
+	for _, w := range spec.Warnings() {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	return trial.Config{Spec: spec, Criteria: *crit, Load: loadgen.Options{TopicPrefix: prefix}}, nil
+}
+
+// runTrial runs the trial with a live progress line on a terminal.
+func runTrial(ctx context.Context, cfg trial.Config, stderr io.Writer) (*results.Trial, error) {
+	tty := isTTY(stderr)
+	if tty {
+		total := (cfg.Spec.Warmup + cfg.Spec.Duration).Seconds()
+		cfg.Load.Progress = func(s loadgen.Second) { fmt.Fprintf(stderr, "\r\033[K%s", report.ProgressLine(s, total)) }
+	}
+	res, err := trial.Run(ctx, cfg)
+	if tty {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	return res, err
+}
+
+// writeRun writes the trial's directory (when out is set) and prints its summary or its JSON.
+func writeRun(w io.Writer, res *results.Trial, out string, asJSON bool) error {
+	if out != "" {
+		if err := results.WriteTrialDir(out, res); err != nil {
+			return fmt.Errorf("writing %s: %w", out, err)
+		}
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	if err := report.RunSummary(w, res); err != nil {
+		return err
+	}
+	if out != "" {
+		fmt.Fprintf(w, "\nwrote %s/result.json, timeline.csv, histograms.hlog, probe.json\n", out)
+	}
+	return nil
 }
 
 // verdictExit maps a verdict to the documented exit codes, silently: the summary said it.
@@ -132,17 +154,7 @@ func runErr(err error) error {
 	case errors.Is(err, loadgen.ErrUnknownProperty), errors.Is(err, loadgen.ErrBadProperty), errors.Is(err, loadgen.ErrBadPrefix):
 		return usageErr(err)
 	}
-	return err
-}
-
-func validPrefix(p string) bool {
-	for _, r := range p {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	last := p[len(p)-1]
-	return len(p) >= 2 && (last == '-' || last == '.')
+	return probeErr(err)
 }
 
 func isTTY(w io.Writer) bool {

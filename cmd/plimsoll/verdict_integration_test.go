@@ -111,8 +111,11 @@ func TestVerdictPausedFollower(t *testing.T) {
 	if state != "overloaded" || !isr || code != ExitOverloaded {
 		t.Errorf("paused follower: exit %d, verdict %s, want an isr reason\n%s%s", code, state, why, stderr)
 	}
-	// Let the follower rejoin before other tests run.
-	time.Sleep(10 * time.Second)
+	// Let the follower rejoin before other tests run: every partition of the cluster (the
+	// internal topics included) has its full ISR again.
+	if !waitFullISR(c, time.Minute) {
+		t.Error("the paused follower did not rejoin every ISR within a minute")
+	}
 }
 
 func TestVerdictClientBound(t *testing.T) {
@@ -192,6 +195,40 @@ func atoi(s string) int {
 
 // waitTopic polls until a topic starting with prefix exists, for up to d; it may run outside the
 // test's goroutine, so it reports instead of failing the test.
+// waitFullISR polls until every partition of every topic, internal ones included, has all its
+// replicas in sync and the cluster lists all its brokers, or d has passed.
+func waitFullISR(c *localkafka.State, d time.Duration) bool {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Target().Bootstrap...))
+	if err != nil {
+		return false
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		md, err := adm.Metadata(ctx)
+		cancel()
+		if err == nil && len(md.Brokers) == len(c.Brokers) && fullISR(md.Topics) {
+			return true
+		}
+	}
+	return false
+}
+
+func fullISR(td kadm.TopicDetails) bool {
+	for _, t := range td {
+		if t.Err != nil {
+			return false
+		}
+		for _, p := range t.Partitions {
+			if p.Err != nil || len(p.ISR) < len(p.Replicas) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 func waitTopic(c *localkafka.State, prefix string, d time.Duration) bool {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Target().Bootstrap...))
 	if err != nil {

@@ -268,25 +268,14 @@ func setBatchSize(in *Input, v string) error {
 	return nil
 }
 
-// ParseCount parses a count with an optional SI suffix and "/s": "1500000", "1.5M", "150k/s".
+// ParseCount parses a count with an optional SI suffix and "/s": "1500000", "1.5M", "150k/s"
+// (units.ParseCount).
 func ParseCount(v string) (float64, error) {
-	s := strings.TrimSuffix(strings.TrimSpace(v), "/s")
-	scale := 1.0
-	if n := len(s); n > 0 {
-		switch s[n-1] {
-		case 'k', 'K':
-			scale, s = 1e3, s[:n-1]
-		case 'M':
-			scale, s = 1e6, s[:n-1]
-		case 'G':
-			scale, s = 1e9, s[:n-1]
-		}
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f*scale, 0) {
+	f, err := units.ParseCount(v)
+	if err != nil {
 		return 0, invalidf("%q is not a count (e.g. 1500000, 1.5M or 150k)", v)
 	}
-	return f * scale, nil
+	return f, nil
 }
 
 func setMessages(in *Input, v string) error {

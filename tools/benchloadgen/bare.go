@@ -10,34 +10,42 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/plimsoll/plimsoll/kafkaprops"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// The bare franz-go loop is a reference point for ratio (a), not a third contestant: the same
-// client settings as plimsoll maps producerProps to (loadgen/props.go), one client, a record
-// allocated per message with a shared value, one promise that only counts, and a loop that
-// sends what is due and sleeps 10 µs. No stamps, pacing schedule, histograms or ledger. What
-// plimsoll costs above it is its measuring; what it costs itself is the floor franz-go sets.
+// The bare franz-go loop is a reference point for ratio (a), not a third contestant: the client
+// settings plimsoll runs producerProps with (kafkaprops.Resolve, the mapping plimsoll itself
+// uses), one client, a record allocated per message with a shared value, one promise that only
+// counts, and a loop that sends what is due and sleeps 10 µs. No stamps, pacing schedule,
+// histograms or ledger. What plimsoll costs above it is its measuring; what it costs itself is
+// the floor franz-go sets.
 
-// bareOpts mirrors what loadgen makes of producerProps for 100-byte records.
-func bareOpts(bootstrap string) []kgo.Opt {
-	return []kgo.Opt{
-		kgo.SeedBrokers(strings.Split(bootstrap, ",")...),
-		kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite(),
-		kgo.MaxProduceRequestsInflightPerBroker(5),
-		kgo.ProducerLinger(5 * time.Millisecond),
-		kgo.ProducerBatchMaxBytes(16384),
-		kgo.ProducerBatchCompression(kgo.NoCompression()),
-		kgo.RecordPartitioner(kgo.UniformBytesPartitioner(16384, true, true, nil)),
-		kgo.MaxBufferedRecords(33554432 / recordSize),
+// bareOpts are the franz-go options plimsoll's producers get for producerProps and
+// recordSize-byte records without keys.
+func bareOpts(bootstrap string) ([]kgo.Opt, error) {
+	var props kafkaprops.Props
+	for _, kv := range producerProps {
+		if err := props.Set(kv[0], kv[1]); err != nil {
+			return nil, err
+		}
 	}
+	c, err := kafkaprops.Resolve(kafkaprops.Input{Producer: props, MessageBytes: recordSize})
+	if err != nil {
+		return nil, err
+	}
+	return append(c.Producer.Opts(), kgo.SeedBrokers(strings.Split(bootstrap, ",")...)), nil
 }
 
 // bareChild runs in the child process: it sends records at rate to topic and prints how many
 // were acknowledged.
 func bareChild(bootstrap, topic string, records, rate int) error {
 	ctx := context.Background()
-	cl, err := kgo.NewClient(bareOpts(bootstrap)...)
+	opts, err := bareOpts(bootstrap)
+	if err != nil {
+		return err
+	}
+	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return err
 	}

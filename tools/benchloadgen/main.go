@@ -79,7 +79,8 @@ var goMaxProcs int
 // producerProps are the producer settings both tools get, explicitly, in this order. They are
 // the Kafka 4.x client defaults (linger.ms became 5 in 4.0, KIP-1030) except acks=1 and
 // enable.idempotence=false (the Java client turns idempotence off for acks=1 too when it is
-// not set). plimsoll maps them to franz-go (loadgen/props.go).
+// not set). plimsoll maps them to franz-go with kafkaprops, for its own producers and for the
+// bare loop alike.
 var producerProps = [][2]string{
 	{"acks", "1"},
 	{"linger.ms", "5"},

@@ -1,0 +1,207 @@
+package limit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/trial"
+	"github.com/plimsoll/plimsoll/workload"
+)
+
+// StoreName is the results file of a search's output directory.
+const StoreName = "results.jsonl"
+
+// Errors about a job's input, for errors.Is.
+var (
+	// ErrNothingToResume: Resume was asked for a directory that holds no search.
+	ErrNothingToResume = errors.New("no search to resume")
+	// ErrBrokersDown: BrokersDown leaves no broker up.
+	ErrBrokersDown = errors.New("brokers down must leave at least one broker up")
+)
+
+// Job is a whole limit search: its options, every trial's base configuration, the cluster it
+// runs on and the directory it writes (results.jsonl, trials/, and later the report).
+type Job struct {
+	Out    string // the output directory
+	Resume bool   // continue the search in Out
+	// Search holds the search's own options (Sizes, Tolerance, Growth, MinRate, MaxRate,
+	// Progress, Logf); Store, Resume, Config, Start and Predict are set by Run.
+	Search Options
+	// Base is every trial's configuration; its Spec's rate and message size are set per trial.
+	Base        trial.Config
+	Where       *trial.Where
+	BrokersDown int    // brokers the recommendation keeps headroom for
+	Command     string // the command line, recorded in the search's configuration
+	// Hold is the measured window of a confirmation: each size's safe rate is held this long
+	// before it is reported; 0: twice the trial's window. NoHold skips confirmations.
+	Hold   time.Duration
+	NoHold bool
+}
+
+// Store is the results file of the job.
+func (j Job) Store() string { return filepath.Join(j.Out, StoreName) }
+
+// Run runs the search to the end (or resumes it), appends the recommendation and returns the
+// search as stored. On an error the trials finished so far are in Store.
+func Run(ctx context.Context, j Job) (*results.SearchFile, error) {
+	if err := j.checkStore(); err != nil {
+		return nil, err
+	}
+	cfg, err := j.config(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(j.Out, 0o755); err != nil {
+		return nil, err
+	}
+	key := dirKey(j.Out)
+	j.cleanup(ctx, "plimsoll-"+key+"-") // left by an interrupted trial of this search
+	runner := &Runner{Base: j.Base, TrialsDir: filepath.Join(j.Out, "trials"), Hold: j.Hold,
+		SearchID: fmt.Sprintf("%s-%s", key, time.Now().UTC().Format("150405"))}
+	runner.Base.Target, runner.Base.Probe = j.Where.Target, j.Where.ProbeConfig()
+	runner.Base.KafkaVersion = cfg.KafkaVersion
+	o := j.Search
+	o.Store, o.Resume, o.Config = j.Store(), j.Resume, &cfg
+	if len(o.Sizes) == 0 {
+		o.Sizes = slices.Clone(DefaultSizes)
+	}
+	o.SLO, o.Confirm = cfg.Criteria.PublishP99SLOMs > 0, !j.NoHold
+	slo := &sloPredictor{store: j.Store(), cfg: cfg, sizes: o.Sizes, made: map[int]float64{}}
+	if o.SLO {
+		o.StartSLO = slo.predict
+	}
+	o.Predict = func(size int) *results.Prediction {
+		p := Predict(cfg, size)
+		if p != nil && o.SLO {
+			p.SLOMsgsPerSec = slo.predict(size)
+		}
+		return p
+	}
+	if cfg.NICBytesPerSec > 0 {
+		o.Start = func(size int) float64 {
+			if p := Predict(cfg, size); p != nil {
+				return p.MsgsPerSec
+			}
+			return DefaultStartBPS / float64(size)
+		}
+		if o.FirstStep == 0 { // a prediction to start from: step by the tolerance first
+			o.FirstStep = 1 + tolerance(o)
+		}
+	}
+	if _, err := Search(ctx, runner, o); err != nil {
+		return nil, err
+	}
+	return finish(j.Store(), cfg)
+}
+
+// CheckSizes validates the workload at every message size of the search, so that a size the
+// workload's properties cannot run (a batch.size or max.request.size too small for it) stops the
+// search before its first trial.
+func CheckSizes(spec workload.Spec, sizes []int) error {
+	for _, size := range sizes {
+		s := spec.Clone()
+		s.MessageSize = size
+		if err := s.Validate(); err != nil {
+			if len(sizes) > 1 {
+				return fmt.Errorf("with %d-byte messages: %w", size, err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// tolerance is the search's tolerance, its default when unset.
+func tolerance(o Options) float64 {
+	if o.Tolerance == 0 {
+		return DefaultTolerance
+	}
+	return o.Tolerance
+}
+
+// checkStore refuses to overwrite a search, or to resume none.
+func (j Job) checkStore() error {
+	_, err := os.Stat(j.Store())
+	switch {
+	case err == nil && !j.Resume:
+		return fmt.Errorf("%s: %w", j.Store(), ErrStoreInUse)
+	case err != nil && j.Resume:
+		return fmt.Errorf("%s: %w", j.Store(), ErrNothingToResume)
+	}
+	return nil
+}
+
+// config resolves what the boundary depends on: the cluster's brokers, the spec's replication
+// factor and partitions on them, the NIC rate and the host.
+func (j Job) config(ctx context.Context) (results.Config, error) {
+	brokers, err := j.Where.Target.Brokers(ctx)
+	if err != nil {
+		return results.Config{}, err
+	}
+	if j.BrokersDown < 0 || j.BrokersDown >= brokers {
+		return results.Config{}, fmt.Errorf("%w: %d of %d brokers", ErrBrokersDown, j.BrokersDown, brokers)
+	}
+	spec := j.Base.Spec
+	if err := spec.CheckCluster(brokers); err != nil {
+		return results.Config{}, err
+	}
+	version := j.Base.KafkaVersion
+	if version == "" {
+		version = j.Where.KafkaVersion()
+	}
+	return results.Config{
+		Command: j.Command, Spec: spec, Criteria: j.Base.Criteria, KafkaVersion: version,
+		Brokers: brokers, ReplicationFactor: spec.ReplicationFor(brokers), Partitions: spec.PartitionsFor(brokers),
+		Local: j.Where.Target.Local, NICBytesPerSec: j.Where.NIC, BrokersDown: j.BrokersDown, HostCores: runtime.NumCPU(),
+	}, nil
+}
+
+// cleanup deletes the topics and groups an interrupted trial of this search left behind.
+func (j Job) cleanup(ctx context.Context, prefix string) {
+	logf := j.Search.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	topics, groups, err := loadgen.DeletePrefixed(ctx, j.Where.Target, prefix)
+	if err != nil {
+		logf("could not delete what an interrupted trial of this search left (%s*): %v", prefix, err)
+	} else if topics+groups > 0 {
+		logf("deleted %d topics and %d groups left by an interrupted trial of this search (%s*)", topics, groups, prefix)
+	}
+}
+
+// finish appends the recommendation to a finished search (once) and reads the search back.
+func finish(store string, cfg results.Config) (*results.SearchFile, error) {
+	sf, err := results.LoadSearch(store)
+	if err != nil {
+		return nil, err
+	}
+	if sf.Recommendation != nil {
+		return sf, nil
+	}
+	if rec := Recommend(cfg, sf.Points); rec != nil {
+		if err := results.Append(store, results.KindRecommendation, "", rec); err != nil {
+			return nil, err
+		}
+		sf.Recommendation = rec
+	}
+	return sf, nil
+}
+
+// dirKey names a search by its output directory, so a resumed search finds the topics an
+// interrupted trial left behind (they start with plimsoll-<key>-).
+func dirKey(dir string) string {
+	abs, _ := filepath.Abs(dir)
+	h := fnv.New32a()
+	h.Write([]byte(abs))
+	return fmt.Sprintf("l%06x", h.Sum32()&0xffffff)
+}

@@ -1,0 +1,104 @@
+package limit
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/target"
+	"github.com/plimsoll/plimsoll/trial"
+	"github.com/plimsoll/plimsoll/workload"
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+// fakeWhere is a kfake cluster of n brokers as a job's cluster (client logic only, never a figure).
+func fakeWhere(t *testing.T, n int) *trial.Where {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return &trial.Where{Target: target.Target{Bootstrap: c.ListenAddrs()}, NIC: 2e6}
+}
+
+func TestJobRefusesBeforeAnyTrial(t *testing.T) {
+	where := fakeWhere(t, 3)
+	used := t.TempDir()
+	if err := os.WriteFile(filepath.Join(used, StoreName), []byte{}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := workload.Default()
+	rf4 := spec.Clone()
+	rf4.ReplicationFactor = 4
+	tests := []struct {
+		name string
+		job  Job
+		want error
+	}{
+		{"a search already there", Job{Out: used}, ErrStoreInUse},
+		{"nothing to resume", Job{Out: filepath.Join(t.TempDir(), "new"), Resume: true}, ErrNothingToResume},
+		{"every broker down", Job{Out: t.TempDir(), BrokersDown: 3}, ErrBrokersDown},
+		{"replication above the brokers", Job{Out: t.TempDir(), Base: trial.Config{Spec: rf4}}, workload.ErrInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.job.Where = where
+			if tt.job.Base.Spec.Topics == 0 {
+				tt.job.Base.Spec = spec
+			}
+			_, err := Run(context.Background(), tt.job)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("Run = %v, want %v", err, tt.want)
+			}
+			if _, err := os.Stat(filepath.Join(tt.job.Out, "trials")); !os.IsNotExist(err) {
+				t.Errorf("a refused job left %s/trials", tt.job.Out)
+			}
+		})
+	}
+}
+
+func TestJobConfig(t *testing.T) {
+	j := Job{Out: t.TempDir(), Where: fakeWhere(t, 3), BrokersDown: 1, Command: "plimsoll limit", Base: trial.Config{Spec: workload.Default(), KafkaVersion: "4.1.0"}}
+	cfg, err := j.config(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Brokers != 3 || cfg.ReplicationFactor != 3 || cfg.Partitions != 30 || cfg.NICBytesPerSec != 2e6 ||
+		cfg.BrokersDown != 1 || cfg.KafkaVersion != "4.1.0" || cfg.Command != "plimsoll limit" || cfg.HostCores == 0 {
+		t.Errorf("config = %+v", cfg)
+	}
+}
+
+// TestFinishOnce: a finished search gets one recommendation, however often it is resumed.
+func TestFinishOnce(t *testing.T) {
+	store := filepath.Join(t.TempDir(), StoreName)
+	sim := simCluster{bytesCap: 5e6, overhead: 70}
+	cfg := results.Config{Brokers: 3, ReplicationFactor: 3, BrokersDown: 1}
+	if _, err := Search(context.Background(), &sim, Options{Store: store, Config: &cfg}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		sf, err := finish(store, cfg)
+		if err != nil || sf.Recommendation == nil {
+			t.Fatalf("finish = %+v, %v", sf, err)
+		}
+	}
+	recs, _, err := results.Load(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(results.Filter(recs, results.KindRecommendation)); n != 1 {
+		t.Errorf("%d recommendations, want 1", n)
+	}
+	sf, _ := results.LoadSearch(store)
+	r := sf.Recommendation
+	// The worst size sets it: 100 B, where the simulated 70 B of overhead per message leaves the
+	// least payload of the 5 MB/s.
+	if r.Size != 100 || r.Brokers != 3 || r.BrokersDown != 1 || !(r.PerBrokerBytesPerSec < r.MeasuredBytesPerSec/3) {
+		t.Errorf("recommendation %+v", r)
+	}
+}

@@ -1,0 +1,179 @@
+package use
+
+import (
+	"slices"
+	"time"
+
+	"github.com/plimsoll/plimsoll/probe"
+)
+
+// Table is a USE summary of a series: for each resource of each broker, the cluster and the
+// client host, how much work it did (Amount), how busy it was (Utilisation), how much work
+// waited (Saturation) and what failed (Errors). docs/use.md lists every row's metrics. The JSON
+// form is result.json's "use".
+type Table struct {
+	From    time.Time `json:"from"`
+	To      time.Time `json:"to"`
+	Seconds float64   `json:"seconds"`
+	Samples int       `json:"samples"`
+	Rows    []Row     `json:"rows"`
+	Notes   []string  `json:"notes,omitempty"`
+}
+
+// Row is one resource of one entity ("broker 1", "cluster", "client host").
+type Row struct {
+	Entity      string `json:"entity"`
+	Resource    string `json:"resource"`
+	Amount      Cell   `json:"amount"`
+	Utilisation Cell   `json:"utilisation"`
+	Saturation  Cell   `json:"saturation"`
+	Errors      Cell   `json:"errors"`
+}
+
+// Cell is one metric over the window: its mean and maximum over the samples that have it.
+// A cell with no samples is blank, and Missing says why (empty: the method has no metric here).
+type Cell struct {
+	Metric  string    `json:"metric,omitempty"`
+	Mean    probe.Num `json:"mean"`
+	Max     probe.Num `json:"max"`
+	Unit    string    `json:"unit,omitempty"`
+	Source  string    `json:"source,omitempty"`
+	Samples int       `json:"samples"`
+	// Missing is stored under the JSON key "note", where tables written before the codes
+	// existed hold a sentence instead; readers show an unknown value as it is.
+	Missing Reason `json:"note,omitempty"`
+}
+
+// Blank reports whether the cell holds no value.
+func (c Cell) Blank() bool { return c.Samples == 0 }
+
+// Reason says why a cell is blank: a fact, for a renderer to word (and to name the setting that
+// would fill the cell).
+type Reason string
+
+// The reasons a cell can be blank.
+const (
+	// NoData: the metric exists but no sample in the window had a value.
+	NoData Reason = "no-data"
+	// NoMetricsEndpoint: the broker has no Prometheus endpoint configured.
+	NoMetricsEndpoint Reason = "no-metrics-endpoint"
+	// NoNICCapacity: the network capacity per direction is unknown.
+	NoNICCapacity Reason = "no-nic-capacity"
+	// NoDiskCapacity: the disk write capacity is unknown.
+	NoDiskCapacity Reason = "no-disk-capacity"
+	// NotObservableRemotely: the metric needs the broker's host (/proc), not its endpoint.
+	NotObservableRemotely Reason = "not-observable-remotely"
+	// LoopbackNoCapacity: the busiest interface is loopback, which has no capacity.
+	LoopbackNoCapacity Reason = "loopback-no-capacity"
+	// NoInterface: the host reported no network interface with traffic.
+	NoInterface Reason = "no-interface"
+	// NoDisk: the host reported no disk that did I/O.
+	NoDisk Reason = "no-disk"
+)
+
+// Cell units.
+const (
+	UnitPct   = "%"
+	UnitBps   = "B/s"
+	UnitBytes = "B"
+	UnitCores = "cores"
+	UnitMs    = "ms"
+	UnitPerS  = "/s"
+	UnitCount = "count"
+)
+
+func blank(why Reason) Cell { return Cell{Mean: probe.Missing, Max: probe.Missing, Missing: why} }
+
+// sample reads one value from a sample; probe.Missing when it has none.
+type sample func(probe.Sample) probe.Num
+
+// series adds the table's measurements to a probe series.
+type series struct{ *probe.Series }
+
+// measure averages f over the samples; scale converts (100 for a fraction shown in %).
+func (s series) measure(metric, unit, source string, scale float64, f sample) Cell {
+	c := Cell{Metric: metric, Unit: unit, Source: source, Mean: probe.Missing, Max: probe.Missing}
+	var sum, mx float64
+	for _, x := range s.Samples {
+		v := f(x)
+		if !v.OK() {
+			continue
+		}
+		f := float64(v) * scale
+		sum += f
+		if c.Samples == 0 || f > mx {
+			mx = f
+		}
+		c.Samples++
+	}
+	if c.Samples == 0 {
+		c.Missing = NoData
+		return c
+	}
+	c.Mean, c.Max = probe.Num(sum/float64(c.Samples)), probe.Num(mx)
+	return c
+}
+
+// has reports whether f yields a value in any sample.
+func (s series) has(f sample) bool {
+	return slices.ContainsFunc(s.Samples, func(x probe.Sample) bool { return f(x).OK() })
+}
+
+// Summarise builds the USE table of s (usually a Window of a series).
+func Summarise(ps *probe.Series) Table {
+	s := series{ps}
+	t := Table{Samples: len(s.Samples)}
+	if n := len(s.Samples); n > 0 {
+		t.From, t.To = s.Samples[0].Start, s.Samples[n-1].Time
+		t.Seconds = t.To.Sub(t.From).Seconds()
+	}
+	for _, id := range s.BrokerIDs() {
+		t.Rows = append(t.Rows, s.brokerRows(id)...)
+	}
+	if s.hasMeta() {
+		t.Rows = append(t.Rows, s.clusterRow())
+	}
+	if s.hasHost() {
+		t.Rows = append(t.Rows, s.hostRows()...)
+	}
+	t.Notes = append(slices.Clone(s.Notes), s.notes()...)
+	return t
+}
+
+func (s series) hasHost() bool {
+	return slices.ContainsFunc(s.Samples, func(x probe.Sample) bool { return x.Host != nil })
+}
+
+func (s series) hasMeta() bool {
+	return slices.ContainsFunc(s.Samples, func(x probe.Sample) bool { return x.Meta != nil && x.Meta.Partitions > 0 })
+}
+
+// bf lifts a broker metric into a sample function.
+func bf(id int32, f func(*probe.BrokerSample) probe.Num) sample {
+	return func(x probe.Sample) probe.Num {
+		if b := x.Brokers[id]; b != nil {
+			return f(b)
+		}
+		return probe.Missing
+	}
+}
+
+// hf lifts a host metric into a sample function.
+func hf(f func(*probe.HostSample) probe.Num) sample {
+	return func(x probe.Sample) probe.Num {
+		if x.Host != nil {
+			return f(x.Host)
+		}
+		return probe.Missing
+	}
+}
+
+// mf lifts a metadata figure into a sample function; a failed request is missing.
+func mf(f func(probe.Sample, *probe.MetaSample) probe.Num) sample {
+	return func(x probe.Sample) probe.Num {
+		if x.Meta == nil || x.Meta.Err != "" {
+			return probe.Missing
+		}
+		return f(x, x.Meta)
+	}
+}
