@@ -44,20 +44,18 @@ type Consumer struct {
 
 // ResolveConsumer resolves a consumer's properties; see Resolve.
 func ResolveConsumer(props Props) (*Consumer, error) {
-	r := newResolved(RoleConsumer, props)
-	if len(r.errs) > 0 {
-		return nil, JoinErrors(r.errs)
-	}
 	c := &Consumer{}
-	consumeFetch(r, c)
-	consumeGroup(r, c)
-	consumeAssignors(r, c)
-	consumeOffsets(r, c)
-	consumeClient(r, c)
-	if len(r.errs) > 0 {
-		return nil, JoinErrors(r.errs)
+	rec, err := resolveWith(RoleConsumer, props, func(r *resolved) {
+		consumeFetch(r, c)
+		consumeGroup(r, c)
+		consumeAssignors(r, c)
+		consumeOffsets(r, c)
+		consumeClient(r, c)
+	})
+	if err != nil {
+		return nil, err
 	}
-	c.Record = r.record()
+	c.Record = rec
 	return c, nil
 }
 

@@ -50,22 +50,20 @@ type Producer struct {
 // ResolveProducer resolves a producer's properties for records of messageBytes of value and
 // keyBytes of key; see Resolve.
 func ResolveProducer(props Props, messageBytes, keyBytes int) (*Producer, error) {
-	r := newResolved(RoleProducer, props)
-	if len(r.errs) > 0 {
-		return nil, JoinErrors(r.errs)
-	}
 	p := &Producer{RecordBytes: messageBytes + keyBytes}
-	produceAcks(r, p)
-	produceInFlight(r, p)
-	produceBatches(r, p, messageBytes)
-	produceCompression(r, p)
-	produceTimeouts(r, p)
-	produceBuffer(r, p)
-	produceIdentity(r, p)
-	if len(r.errs) > 0 {
-		return nil, JoinErrors(r.errs)
+	rec, err := resolveWith(RoleProducer, props, func(r *resolved) {
+		produceAcks(r, p)
+		produceInFlight(r, p)
+		produceBatches(r, p, messageBytes)
+		produceCompression(r, p)
+		produceTimeouts(r, p)
+		produceBuffer(r, p)
+		produceIdentity(r, p)
+	})
+	if err != nil {
+		return nil, err
 	}
-	p.Record = r.record()
+	p.Record = rec
 	return p, nil
 }
 

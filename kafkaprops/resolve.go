@@ -167,6 +167,20 @@ func (r *resolved) goLimit(k string, lo, hi int64, why string) bool {
 	return true
 }
 
+// resolveWith resolves props for role: steps settle the client's settings once the values
+// themselves check out; the record of what was resolved, or every error found, comes back.
+func resolveWith(role Role, props Props, steps func(*resolved)) (ClientProps, error) {
+	r := newResolved(role, props)
+	if len(r.errs) > 0 {
+		return ClientProps{}, JoinErrors(r.errs)
+	}
+	steps(r)
+	if len(r.errs) > 0 {
+		return ClientProps{}, JoinErrors(r.errs)
+	}
+	return r.record(), nil
+}
+
 func (r *resolved) record() ClientProps {
 	cp := ClientProps{Props: r.vals, Notes: r.notes}
 	for k := range r.set {

@@ -102,22 +102,38 @@ func TestProducerProps(t *testing.T) {
 			want: map[string]string{"metadata.max.age.ms": "1000"}},
 	} {
 		p, err := ResolveProducer(props(tc.props), 110, 0)
-		if tc.wantErr != nil {
-			if !errors.Is(err, tc.wantErr) || !strings.Contains(err.Error(), tc.errHas) {
-				t.Errorf("%s: err = %v, want %v mentioning %q", tc.name, err, tc.wantErr, tc.errHas)
-			}
+		if !resolvedAsWanted(t, tc.name, err, tc.wantErr, tc.errHas) {
 			continue
 		}
-		if err != nil {
-			t.Errorf("%s: %v", tc.name, err)
-			continue
-		}
-		for k, v := range tc.want {
-			if got := p.Record.Props[k]; got != v {
-				t.Errorf("%s: %s = %q, want %q", tc.name, k, got, v)
-			}
-		}
+		hasProps(t, tc.name, p.Record.Props, tc.want)
 		acceptedByFranzGo(t, tc.name, p.Opts())
+	}
+}
+
+// resolvedAsWanted checks a resolution's error against the one wanted (nil: none) and reports
+// whether it resolved, so the case's properties can be checked.
+func resolvedAsWanted(t *testing.T, name string, err, wantErr error, errHas string) bool {
+	t.Helper()
+	if wantErr != nil {
+		if !errors.Is(err, wantErr) || !strings.Contains(err.Error(), errHas) {
+			t.Errorf("%s: err = %v, want %v mentioning %q", name, err, wantErr, errHas)
+		}
+		return false
+	}
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return false
+	}
+	return true
+}
+
+// hasProps checks that got records each wanted property with its value.
+func hasProps(t *testing.T, name string, got, want map[string]string) {
+	t.Helper()
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %s = %q, want %q", name, k, got[k], v)
+		}
 	}
 }
 
@@ -175,21 +191,10 @@ func TestConsumerProps(t *testing.T) {
 		{name: "big fetches", props: map[string]string{"fetch.max.bytes": "209715200"}, want: map[string]string{"fetch.max.bytes": "209715200"}},
 	} {
 		c, err := ResolveConsumer(props(tc.props))
-		if tc.wantErr != nil {
-			if !errors.Is(err, tc.wantErr) || !strings.Contains(err.Error(), tc.errHas) {
-				t.Errorf("%s: err = %v, want %v mentioning %q", tc.name, err, tc.wantErr, tc.errHas)
-			}
+		if !resolvedAsWanted(t, tc.name, err, tc.wantErr, tc.errHas) {
 			continue
 		}
-		if err != nil {
-			t.Errorf("%s: %v", tc.name, err)
-			continue
-		}
-		for k, v := range tc.want {
-			if got := c.Record.Props[k]; got != v {
-				t.Errorf("%s: %s = %q, want %q", tc.name, k, got, v)
-			}
-		}
+		hasProps(t, tc.name, c.Record.Props, tc.want)
 		if c.PollLimit != tc.poll {
 			t.Errorf("%s: poll limit %d, want %d", tc.name, c.PollLimit, tc.poll)
 		}

@@ -169,19 +169,27 @@ type brokerReading struct {
 	v      [nMetric]Num
 }
 
-// readBroker extracts the probe's values from a scrape.
-func readBroker(text []byte) (*brokerReading, error) {
+// newBrokerReading is a reading with every value missing.
+func newBrokerReading() *brokerReading {
 	r := &brokerReading{}
 	for i := range r.v {
 		r.v[i] = Missing
 	}
-	add := func(m metric, v float64) {
-		if r.v[m].OK() {
-			r.v[m] += Num(v)
-		} else {
-			r.v[m] = Num(v)
-		}
+	return r
+}
+
+// add counts v into metric m, which sums every series that feeds it.
+func (r *brokerReading) add(m metric, v float64) {
+	if r.v[m].OK() {
+		r.v[m] += Num(v)
+	} else {
+		r.v[m] = Num(v)
 	}
+}
+
+// readBroker extracts the probe's values from a scrape.
+func readBroker(text []byte) (*brokerReading, error) {
+	r := newBrokerReading()
 	err := parseProm(text, func(name, series []byte, v float64, labels func() labels.Labels) {
 		if m, ok := brokerMetrics[string(name)]; ok {
 			if unlabelled(name, series) {
@@ -191,11 +199,11 @@ func readBroker(text []byte) (*brokerReading, error) {
 		}
 		switch string(name) {
 		case wireInName:
-			add(mWireIn, v)
+			r.add(mWireIn, v)
 		case wireOutName:
-			add(mWireOut, v)
+			r.add(mWireOut, v)
 		case gcName:
-			add(mGC, v)
+			r.add(mGC, v)
 		case timeName:
 			ls := labels()
 			if k := requestTimeSlot(ls.Get("request"), ls.Get("quantile")); k >= 0 {

@@ -103,19 +103,26 @@ func TestSummarise(t *testing.T) {
 	}
 }
 
-// TestMetaReader asks a fake cluster, and checks the topic list refresh.
-func TestMetaReader(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(4, "run-x", "unrelated"))
+// fakeMetaReader starts a 3-broker fake cluster with the given options and a reader of the
+// topics under "run-"; both end with the test.
+func fakeMetaReader(t *testing.T, opts ...kfake.Opt) (*kfake.Cluster, *metaReader) {
+	t.Helper()
+	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(3)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(c.Close)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cl.Close()
-	m := &metaReader{cl: cl, prefix: "run-"}
+	t.Cleanup(cl.Close)
+	return c, &metaReader{cl: cl, prefix: "run-"}
+}
+
+// TestMetaReader asks a fake cluster, and checks the topic list refresh.
+func TestMetaReader(t *testing.T) {
+	c, m := fakeMetaReader(t, kfake.SeedTopics(4, "run-x", "unrelated"))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for i := range 3 {
@@ -138,17 +145,7 @@ func TestMetaReader(t *testing.T) {
 // TestMetaReaderHungBroker: one broker does not answer Metadata until the test ends (a paused
 // JVM); readings still come back within the interval from another broker.
 func TestMetaReaderHungBroker(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(2, "run-x"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	m := &metaReader{cl: cl, prefix: "run-"}
+	c, m := fakeMetaReader(t, kfake.SeedTopics(2, "run-x"))
 	if s := m.read(context.Background()); s.Err != "" || len(m.brokers) != 3 {
 		t.Fatalf("first reading: %+v", s)
 	}

@@ -60,17 +60,7 @@ func readBrokerExpfmt(text []byte) (*brokerReading, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &brokerReading{}
-	for i := range r.v {
-		r.v[i] = Missing
-	}
-	add := func(m metric, v float64) {
-		if r.v[m].OK() {
-			r.v[m] += Num(v)
-		} else {
-			r.v[m] = Num(v)
-		}
-	}
+	r := newBrokerReading()
 	for name, m := range brokerMetrics {
 		for _, x := range fams[name].GetMetric() {
 			if len(x.GetLabel()) == 0 {
@@ -80,11 +70,11 @@ func readBrokerExpfmt(text []byte) (*brokerReading, error) {
 	}
 	for name, m := range map[string]metric{wireInName: mWireIn, wireOutName: mWireOut} {
 		for _, x := range fams[name].GetMetric() {
-			add(m, x.GetCounter().GetValue()+x.GetUntyped().GetValue())
+			r.add(m, x.GetCounter().GetValue()+x.GetUntyped().GetValue())
 		}
 	}
 	for _, x := range fams["jvm_gc_collection_seconds"].GetMetric() { // a summary: _sum folded in
-		add(mGC, x.GetSummary().GetSampleSum())
+		r.add(mGC, x.GetSummary().GetSampleSum())
 	}
 	for _, x := range fams[timeName].GetMetric() {
 		var req, q string

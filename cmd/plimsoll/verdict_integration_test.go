@@ -193,11 +193,10 @@ func atoi(s string) int {
 	return n
 }
 
-// waitTopic polls until a topic starting with prefix exists, for up to d; it may run outside the
-// test's goroutine, so it reports instead of failing the test.
-// waitFullISR polls until every partition of every topic, internal ones included, has all its
-// replicas in sync and the cluster lists all its brokers, or d has passed.
-func waitFullISR(c *localkafka.State, d time.Duration) bool {
+// pollAdmin asks cond, with an admin client of c, every 200 ms until it holds or d has
+// passed; each call has 5 s. It may run outside the test's goroutine, so it reports instead of
+// failing the test.
+func pollAdmin(c *localkafka.State, d time.Duration, cond func(context.Context, *kadm.Client) bool) bool {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Target().Bootstrap...))
 	if err != nil {
 		return false
@@ -206,13 +205,22 @@ func waitFullISR(c *localkafka.State, d time.Duration) bool {
 	adm := kadm.NewClient(cl)
 	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		md, err := adm.Metadata(ctx)
+		ok := cond(ctx, adm)
 		cancel()
-		if err == nil && len(md.Brokers) == len(c.Brokers) && fullISR(md.Topics) {
+		if ok {
 			return true
 		}
 	}
 	return false
+}
+
+// waitFullISR polls until every partition of every topic, internal ones included, has all its
+// replicas in sync and the cluster lists all its brokers, or d has passed.
+func waitFullISR(c *localkafka.State, d time.Duration) bool {
+	return pollAdmin(c, d, func(ctx context.Context, adm *kadm.Client) bool {
+		md, err := adm.Metadata(ctx)
+		return err == nil && len(md.Brokers) == len(c.Brokers) && fullISR(md.Topics)
+	})
 }
 
 func fullISR(td kadm.TopicDetails) bool {
@@ -229,25 +237,18 @@ func fullISR(td kadm.TopicDetails) bool {
 	return true
 }
 
+// waitTopic polls until a topic starting with prefix exists, for up to d.
 func waitTopic(c *localkafka.State, prefix string, d time.Duration) bool {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Target().Bootstrap...))
-	if err != nil {
-		return false
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	return pollAdmin(c, d, func(ctx context.Context, adm *kadm.Client) bool {
 		td, err := adm.ListTopics(ctx)
-		cancel()
 		if err != nil {
-			continue
+			return false
 		}
 		for _, name := range td.Names() {
 			if strings.HasPrefix(name, prefix) {
 				return true
 			}
 		}
-	}
-	return false
+		return false
+	})
 }
