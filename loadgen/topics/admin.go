@@ -35,7 +35,15 @@ func EnsureNone(ctx context.Context, adm *kadm.Client, prefix string) error {
 	return fmt.Errorf("%w: %s%s (prefix %q); use another run id or prefix, or delete them if they are left over from an earlier run", ErrTopicsExist, strings.Join(clash, ", "), more, prefix)
 }
 
-// Create creates the topics and waits until metadata shows every partition with a leader.
+// Create creates the topics, waits until metadata shows every partition with a leader, and
+// checks that each topic has the partitions and replication asked for.
+//
+// Kafka may create a topic it answered REQUEST_TIMED_OUT for (the controller finishes after the
+// broker gave up waiting), and a resent request (franz-go resends a request whose connection
+// failed or timed out) is answered TOPIC_ALREADY_EXISTS: TestNICVerdicts met it once, on a
+// freshly started cluster with emulated NICs.
+// The names carry the run's id and EnsureNone found none of them, so neither answer means
+// someone else's topic: such topics are waited for like the rest, then checked.
 func Create(ctx context.Context, adm *kadm.Client, names []string, partitions int32, rf int16, configs map[string]*string) error {
 	resps, err := adm.CreateTopics(ctx, partitions, rf, configs, names...)
 	if err != nil {
@@ -46,7 +54,7 @@ func Create(ctx context.Context, adm *kadm.Client, names []string, partitions in
 		switch {
 		case !ok:
 			return fmt.Errorf("%w: creating topic %s: no response from the cluster", ErrSetup, name)
-		case r.Err != nil:
+		case r.Err != nil && !errors.Is(r.Err, kerr.RequestTimedOut) && !errors.Is(r.Err, kerr.TopicAlreadyExists):
 			msg := ""
 			if r.ErrMessage != "" {
 				msg = ": " + r.ErrMessage
@@ -54,7 +62,30 @@ func Create(ctx context.Context, adm *kadm.Client, names []string, partitions in
 			return fmt.Errorf("%w: creating topic %s (%d partitions, replication %d): %w%s", ErrSetup, name, partitions, rf, r.Err, msg)
 		}
 	}
-	return WaitLeaders(ctx, adm, names, partitions)
+	if err := WaitLeaders(ctx, adm, names, partitions); err != nil {
+		return err
+	}
+	return checkShape(ctx, adm, names, partitions, rf)
+}
+
+// checkShape fails when a topic has other partitions or replication than asked for.
+func checkShape(ctx context.Context, adm *kadm.Client, names []string, partitions int32, rf int16) error {
+	md, err := adm.Metadata(ctx, names...)
+	if err != nil {
+		return fmt.Errorf("%w: reading the new topics' metadata: %w", ErrSetup, err)
+	}
+	for _, name := range names {
+		t := md.Topics[name]
+		if int32(len(t.Partitions)) != partitions {
+			return fmt.Errorf("%w: topic %s has %d partitions, not the %d asked for", ErrSetup, name, len(t.Partitions), partitions)
+		}
+		for _, p := range t.Partitions {
+			if len(p.Replicas) != int(rf) {
+				return fmt.Errorf("%w: partition %s-%d has %d replicas, not the %d asked for", ErrSetup, name, p.Partition, len(p.Replicas), rf)
+			}
+		}
+	}
+	return nil
 }
 
 // WaitLeaders polls metadata until each topic has all partitions and each partition a leader.

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // fakeAdmin is an admin client of an in-process kfake cluster.
@@ -93,5 +95,45 @@ func TestDeletePrefixed(t *testing.T) {
 	}
 	if cluster.TopicInfo(left[0]) != nil {
 		t.Errorf("%s, left by the run, is still there", left[0])
+	}
+}
+
+// TestCreateAfterTimeout: Kafka can answer REQUEST_TIMED_OUT and create the topic all the same,
+// and a resent request then meets TOPIC_ALREADY_EXISTS. Both are the run's own topics (the
+// names carry its id): Create waits for them and checks their shape instead of failing the run.
+func TestCreateAfterTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		seed       int32 // partitions of a topic run-t1 already there; 0 = none
+		err        *kerr.Error
+		wantErrHas string
+	}{
+		{name: "timed out but created", err: kerr.RequestTimedOut},
+		{name: "already created by a resent request", seed: 3},
+		{name: "already there with another shape", seed: 5, wantErrHas: "topic run-t1 has 5 partitions, not the 3 asked for"},
+		{name: "another error", err: kerr.PolicyViolation, wantErrHas: "POLICY_VIOLATION"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			adm, cluster := fakeAdmin(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			if tc.seed > 0 {
+				if err := cluster.CreateTopic("run-t1", tc.seed, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.err != nil {
+				cluster.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.CreateTopics}, Topic: "run-t1", Err: tc.err})
+			}
+			err := Create(ctx, adm, TopicNames("run-", 2), 3, 2, nil) // 2: the seeded topic has the default, every broker
+			switch {
+			case tc.wantErrHas == "" && err != nil:
+				t.Fatalf("Create: %v", err)
+			case tc.wantErrHas != "" && (!errors.Is(err, ErrSetup) || !strings.Contains(err.Error(), tc.wantErrHas)):
+				t.Fatalf("Create: %v, want ErrSetup saying %q", err, tc.wantErrHas)
+			case tc.wantErrHas == "" && (cluster.TopicInfo("run-t0") == nil || cluster.TopicInfo("run-t1") == nil):
+				t.Fatal("Create succeeded without both topics")
+			}
+		})
 	}
 }
