@@ -285,11 +285,19 @@ func (e *evaluation) utilization(ld Load) {
 		}
 		u := ld.Of(res) / capacity
 		r.Utilization.set(res, u)
-		e.explain("utilization."+string(res), "busiest broker's %s / capacity = %s / %s", label(res), units.FormatRate(ld.Of(res)), units.FormatRate(capacity))
+		e.explain("utilization."+string(res), "busiest broker's %s / capacity = %s / %s%s", label(res), units.FormatRate(ld.Of(res)), units.FormatRate(capacity), overheadText(c, res))
 		if u > c.MaxUtilization {
 			e.note("the busiest broker's %s is at %.0f%% of its capacity, above the %.0f%% planned (--max-utilization)", label(res), 100*u, 100*c.MaxUtilization)
 		}
 	}
+}
+
+// overheadText says how a NIC's capacity was lowered by the link's overhead, if it was.
+func overheadText(c Cluster, r Resource) string {
+	if c.LinkOverhead == 0 || (r != NetworkIn && r != NetworkOut) {
+		return ""
+	}
+	return fmt.Sprintf(" (capacity: NIC %s / (1 + link overhead %.3g))", units.FormatRate(c.NIC), c.LinkOverhead)
 }
 
 func (e *evaluation) ceiling() error {
@@ -314,8 +322,8 @@ func (e *evaluation) ceiling() error {
 			continue
 		}
 		r.MaxProduceByResource.set(res, limit)
-		e.explain("max_produce_by_resource."+string(res), "capacity x max utilization / (%s per produced byte on the busiest of %d brokers) = %s x %g / %.4g",
-			label(res), ceil.Brokers, units.FormatRate(c.Capacity(res)), c.MaxUtilization, perByte.Of(res))
+		e.explain("max_produce_by_resource."+string(res), "capacity x max utilization / (%s per produced byte on the busiest of %d brokers) = %s x %g / %.4g%s",
+			label(res), ceil.Brokers, units.FormatRate(c.Capacity(res)), c.MaxUtilization, perByte.Of(res), overheadText(c, res))
 	}
 	bn := ceil.Bottleneck
 	r.Bottleneck = &bn

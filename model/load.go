@@ -127,11 +127,12 @@ func (l Load) Of(r Resource) float64 {
 	return 0
 }
 
-// Capacity returns c's capacity for resource r in bytes/s (0 = unknown).
+// Capacity returns c's capacity for resource r in bytes/s of Kafka's records (0 = unknown): a
+// NIC's rate less the link's overhead.
 func (c Cluster) Capacity(r Resource) float64 {
 	switch r {
 	case NetworkIn, NetworkOut:
-		return c.NIC
+		return c.NIC / (1 + c.LinkOverhead)
 	case DiskWrite:
 		return c.DiskWrite
 	case DiskRead:

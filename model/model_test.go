@@ -195,8 +195,8 @@ func TestMaxProduceBrokersDown(t *testing.T) {
 }
 
 func TestMaxMessagesPerSec(t *testing.T) {
-	// 3 brokers rf 3 on 16 Mbit/s links: inbound r x t/N fills first, t = 2 MB/s x 0.96?
-	// The model knows no Ethernet framing: t = NIC = 2e6 B/s; messages = t / wire bytes.
+	// 3 brokers rf 3 on 16 Mbit/s links: inbound r x t/N fills first. Without a link overhead
+	// t = NIC = 2e6 B/s; messages = t / wire bytes.
 	c := Cluster{Brokers: 3, ReplicationFactor: 3, NIC: 2e6, MaxUtilization: 1}
 	small, err := MaxMessagesPerSec(c, Message{PayloadBytes: 100})
 	if err != nil {
@@ -210,6 +210,16 @@ func TestMaxMessagesPerSec(t *testing.T) {
 	// 0.932 predicted by the extra bytes.
 	if ratio := big / small; !near(ratio, 0.932, 0.001) {
 		t.Errorf("rate ratio 108 B / 100 B = %.4f, want 0.932", ratio)
+	}
+	// The same links carrying 14.5% more than the records (measured at 100 B): the NIC moves
+	// 2e6 / 1.145 record bytes/s.
+	c.LinkOverhead = 0.145
+	framed, err := MaxMessagesPerSec(c, Message{PayloadBytes: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(framed*1.145, small, 1e-9*small) {
+		t.Errorf("with link overhead 0.145: %.6g msgs/s, want %.6g / 1.145", framed, small)
 	}
 	if _, err := MaxMessagesPerSec(Cluster{Brokers: 3, ReplicationFactor: 3}, Message{PayloadBytes: 100}); !errors.Is(err, ErrNoCapacity) {
 		t.Errorf("without capacity: err = %v, want ErrNoCapacity", err)
@@ -233,6 +243,8 @@ func TestInputErrors(t *testing.T) {
 		{"all brokers down", Cluster{Brokers: 3, ReplicationFactor: 1, BrokersDown: 3}, Traffic{}, Sizing{}, "brokers-down"},
 		{"utilization above 1", Cluster{Brokers: 3, ReplicationFactor: 1, MaxUtilization: 1.2}, Traffic{}, Sizing{}, "max-utilization"},
 		{"negative nic", Cluster{Brokers: 3, ReplicationFactor: 1, NIC: -1}, Traffic{}, Sizing{}, "nic"},
+		{"negative link overhead", Cluster{Brokers: 3, ReplicationFactor: 1, NIC: 1, LinkOverhead: -0.1}, Traffic{}, Sizing{}, "link-overhead"},
+		{"NaN link overhead", Cluster{Brokers: 3, ReplicationFactor: 1, NIC: 1, LinkOverhead: math.NaN()}, Traffic{}, Sizing{}, "link-overhead"},
 		{"both rates", Cluster{Brokers: 3, ReplicationFactor: 1}, Traffic{ProduceBytesPerSec: 1, MessagesPerSec: 1}, Sizing{}, "messages-per-sec"},
 		{"NaN produce", Cluster{Brokers: 3, ReplicationFactor: 1}, Traffic{ProduceBytesPerSec: math.NaN()}, Sizing{}, "produce"},
 		{"bad format", Cluster{}, Traffic{Message: &Message{Format: "v3"}}, Sizing{}, "record-format"},

@@ -66,6 +66,7 @@ var Keys = []Key{
 	{"key-size", "BYTES", "0", "key bytes per message (0: null key)", setBytes(0, func(in *Input) *int { return &in.Message.KeyBytes })},
 	{"compression-ratio", "RATIO", "1", "uncompressed / compressed size of a batch's records", setCompression},
 	{"nic", "RATE", "", "each broker's network capacity per direction (full duplex)", setRate(func(in *Input) *float64 { return &in.Cluster.NIC })},
+	{"link-overhead", "FRACTION", "0", "link bytes beyond the records', per record byte (headers, acks, framing), e.g. 0.12 or 12%", setLinkOverhead},
 	{"disk-write", "RATE", "", "each broker's disk write bandwidth", setRate(func(in *Input) *float64 { return &in.Cluster.DiskWrite })},
 	{"disk-read", "RATE", "", "each broker's disk read bandwidth", setRate(func(in *Input) *float64 { return &in.Cluster.DiskRead })},
 	{"max-utilization", "FRACTION", "0.8", "share of each capacity to plan up to, e.g. 0.8 or 80%", setUtilization},
@@ -331,6 +332,18 @@ func setUtilization(in *Input, v string) error {
 		return invalidf("%q must be above 0 and at most 1 (or 100%%)", v)
 	}
 	in.Cluster.MaxUtilization = f
+	return nil
+}
+
+func setLinkOverhead(in *Input, v string) error {
+	f, _, err := parsePercent(v)
+	if err != nil {
+		return err
+	}
+	if !(f >= 0 && f <= model.MaxLinkOverhead) {
+		return invalidf("%q must be from 0 to %v (or 0%% to %v%%)", v, model.MaxLinkOverhead, 100*model.MaxLinkOverhead)
+	}
+	in.Cluster.LinkOverhead = f
 	return nil
 }
 
