@@ -85,15 +85,7 @@ func recordLinks(t *testing.T, l Link, readings []*linkReading) {
 // second: one qdisc dump of the probe's namespace and of each of three broker namespaces,
 // diffed into links and host qdiscs. Root only (it makes three shaped links).
 func BenchmarkProbeSecondLive(b *testing.B) {
-	links := map[int32]Link{}
-	for i := int32(1); i <= 3; i++ {
-		links[i] = makeTestLink(b, "bench"+string('0'+rune(i)), int(i), 1e6).Link
-	}
-	r, err := openLinks(links)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer r.close()
+	links, r := benchLinks(b)
 	second := probeSecond(b)
 	prev := r.read(time.Now())
 	b.ReportAllocs()
@@ -108,15 +100,7 @@ func BenchmarkProbeSecondLive(b *testing.B) {
 
 // BenchmarkLinksReadLive is the links' part of BenchmarkProbeSecondLive alone.
 func BenchmarkLinksReadLive(b *testing.B) {
-	links := map[int32]Link{}
-	for i := int32(1); i <= 3; i++ {
-		links[i] = makeTestLink(b, "bench"+string('0'+rune(i)), int(i), 1e6).Link
-	}
-	r, err := openLinks(links)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer r.close()
+	links, r := benchLinks(b)
 	prev := r.read(time.Now())
 	b.ReportAllocs()
 	for b.Loop() {
@@ -125,4 +109,19 @@ func BenchmarkLinksReadLive(b *testing.B) {
 		_ = diffHostQdiscs(links, prev, cur)
 		prev = cur
 	}
+}
+
+// benchLinks makes three shaped links, as a 3-broker cluster with emulated NICs has, and opens
+// them; both are removed when the benchmark ends.
+func benchLinks(b *testing.B) (map[int32]Link, *linkReader) {
+	links := map[int32]Link{}
+	for i := int32(1); i <= 3; i++ {
+		links[i] = makeTestLink(b, "bench"+string('0'+rune(i)), int(i), 1e6).Link
+	}
+	r, err := openLinks(links)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(r.close)
+	return links, r
 }
