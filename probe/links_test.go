@@ -152,3 +152,26 @@ func TestLinkReplay(t *testing.T) {
 	got, _ := json.MarshalIndent(out, "", "  ")
 	golden(t, "links-flood.golden.json", append(got, '\n'))
 }
+
+// TestBrokerNamespaceTCP: a broker in its own namespace gets its namespace's TCP rates; the
+// first reading, or a counter that went backwards (a new namespace), is missing.
+func TestBrokerNamespaceTCP(t *testing.T) {
+	reading := func(at time.Time, tcp map[int32]tcpCounters) *hostReading {
+		st := &pidStat{state: 'S', starttime: 7}
+		return &hostReading{at: at, pids: map[int32]int{1: 11, 2: 12},
+			brokers: map[int32]*pidStat{1: st, 2: st}, brErr: map[int32]string{}, brTCP: tcp}
+	}
+	prev := reading(t0, map[int32]tcpCounters{1: {outSegs: 1000, retransSegs: 10}, 2: {outSegs: 900, retransSegs: 50}})
+	cur := reading(t0.Add(2*time.Second), map[int32]tcpCounters{1: {outSegs: 3000, retransSegs: 16}, 2: {outSegs: 100, retransSegs: 1}})
+	got := diffBrokerProcs(prev, cur, 2)
+	if tcp := got[1].TCP; tcp == nil || tcp.OutSegs != 1000 || tcp.RetransSegs != 3 {
+		t.Errorf("broker 1 TCP %+v, want 1000 segments/s and 3 retransmits/s", tcp)
+	}
+	if tcp := got[2].TCP; tcp == nil || tcp.OutSegs.OK() || tcp.RetransSegs.OK() {
+		t.Errorf("broker 2 TCP %+v, want missing after its counters went backwards", tcp)
+	}
+	first := diffBrokerProcs(reading(t0, nil), cur, 2)
+	if tcp := first[1].TCP; tcp == nil || tcp.RetransSegs.OK() {
+		t.Errorf("first reading: TCP %+v, want present but missing", tcp)
+	}
+}
