@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -40,15 +41,7 @@ func lossyLinks(t *use.Table, c Criteria) []lossyLink {
 		name := r.Entity + " " + r.Resource
 		out = append(out, lossyLink{name: name, text: linkText(name, r, drops, retrans), losses: drops + retrans})
 	}
-	slices.SortStableFunc(out, func(a, b lossyLink) int {
-		switch {
-		case a.losses > b.losses:
-			return -1
-		case a.losses < b.losses:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(out, func(a, b lossyLink) int { return cmp.Compare(b.losses, a.losses) })
 	return out
 }
 
