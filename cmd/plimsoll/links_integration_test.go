@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plimsoll/plimsoll/localkafka"
-	"github.com/plimsoll/plimsoll/localkafka/nictest"
 	"github.com/plimsoll/plimsoll/use"
 )
 
@@ -22,15 +20,7 @@ import (
 // are not asserted in broker 2's namespace: when its own outbound shaper drops, the broker
 // resends as new data; retransmits appear in the senders' namespaces (docs/use.md).
 func TestLinkLossesNIC(t *testing.T) {
-	if err := localkafka.CheckNIC(); err != nil {
-		nictest.SkipOrFail(t, err)
-	}
-	dir := filepath.Join(t.TempDir(), "links-cluster")
-	if _, stderr, code := plimsoll(t, "cluster", "up", "--dir", dir, "--heap", "768m", "--nic", "16Mbit/s",
-		"--subnet", "198.18.90.0/24"); code != 0 {
-		t.Fatalf("cluster up --nic: exit %d\n%s", code, stderr)
-	}
-	defer plimsoll(t, "cluster", "down", "--dir", dir)
+	dir := nicCluster(t, "198.18.90.0/24")
 	if _, stderr, code := plimsoll(t, "cluster", "shape", "2", "4Mbit/s", "--dir", dir); code != 0 {
 		t.Fatalf("cluster shape: exit %d\n%s", code, stderr)
 	}
