@@ -74,16 +74,19 @@ func linkText(name string, r use.Row, drops, retrans float64) string {
 }
 
 // linkBottleneck is the bottleneck of an overloaded trial given its lossy links: the link's
-// mechanism replaces a bottleneck that names the same link, and the lossiest link becomes the
-// bottleneck unless the failing criteria already name a broker (named).
-func linkBottleneck(bottleneck string, links []lossyLink, named bool) string {
+// mechanism replaces a bottleneck that names the same link; otherwise the lossiest link becomes
+// the bottleneck, unless the failing criteria name a broker (broker, e.g. "broker 2"), when
+// only a link of that broker does.
+func linkBottleneck(bottleneck string, links []lossyLink, broker string) string {
 	for _, l := range links {
 		if strings.HasPrefix(bottleneck, l.name+":") {
 			return l.text
 		}
 	}
-	if len(links) > 0 && !named {
-		return links[0].text
+	for _, l := range links {
+		if broker == "" || strings.HasPrefix(l.name, broker+" ") {
+			return l.text
+		}
 	}
 	return bottleneck
 }

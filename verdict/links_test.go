@@ -60,13 +60,14 @@ func TestLinkBottleneck(t *testing.T) {
 	links := []lossyLink{{name: "broker 2 network out", text: "broker 2 network out: the shaper dropping 41 packets/s"}}
 	cases := []struct {
 		name, bottleneck string
-		named            bool
+		named            string
 		want             string
 	}{
-		{"the same link gets its mechanism", "broker 2 network out: 78% (link bytes out ÷ NIC)", true, links[0].text},
-		{"no broker named: the link is the bottleneck", "broker 1 cpu: 60% (JVM share)", false, links[0].text},
-		{"failing criteria name a broker: kept", "broker 1 request handlers: 85% (busy)", true, "broker 1 request handlers: 85% (busy)"},
-		{"no lossy link", "broker 1 cpu: 60%", false, "broker 1 cpu: 60%"},
+		{"the same link gets its mechanism", "broker 2 network out: 78% (link bytes out ÷ NIC)", "broker 1", links[0].text},
+		{"no broker named: the link is the bottleneck", "broker 1 cpu: 60% (JVM share)", "", links[0].text},
+		{"failing criteria name another broker: kept", "broker 1 request handlers: 85% (busy)", "broker 1", "broker 1 request handlers: 85% (busy)"},
+		{"failing criteria name the link's broker: the link", "broker 2 network in: 93% (link bytes in ÷ NIC)", "broker 2", links[0].text},
+		{"no lossy link", "broker 1 cpu: 60%", "", "broker 1 cpu: 60%"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -99,7 +99,7 @@ type Criteria struct {
 	// LinkDropsPerSec packets/s (1), or out of whose broker's namespace TCP retransmitted at
 	// least LinkRetransPerSec segments/s (5), on average over the window, lost data. They judge
 	// nothing alone: in an overloaded trial such a link is the bottleneck, named with how it lost
-	// data, unless the failing criteria name a broker. Retransmits have the higher threshold
+	// data, unless the failing criteria name another broker. Retransmits have the higher threshold
 	// because namespaces retransmit a little at any load (1.3-3.6 segments/s at half the link's
 	// rate, where the shapers dropped nothing).
 	LinkDropsPerSec   float64 `json:"link_drops_per_sec"`
@@ -207,7 +207,7 @@ func overloadBottleneck(v Verdict, t *use.Table, c Criteria) string {
 			}
 		}
 	}
-	return linkBottleneck(bn, lossyLinks(t, c), b != "")
+	return linkBottleneck(bn, lossyLinks(t, c), b)
 }
 
 // ceilingState is the verdict without the latency SLO: overloaded only for a reason other than
