@@ -51,6 +51,15 @@ func BenchmarkHostReadLive(b *testing.B) {
 // up, JMX exporter 1.0.1) while plimsoll run produced 2000 msgs/s of 1 KB to it. Network time
 // is not included.
 func BenchmarkProbeSecond(b *testing.B) {
+	second := probeSecond(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		second()
+	}
+}
+
+// probeSecond sets up BenchmarkProbeSecond's work and returns one second of it.
+func probeSecond(b *testing.B) func() {
 	h := testHost(b, "testdata/proc-a", map[int32]int{1: 4242, 2: 4242, 3: 4242})
 	scrapes := [][]byte{readTestdata(b, "scrape-broker1.txt"), readTestdata(b, "scrape-broker2.txt"), readTestdata(b, "scrape-broker3.txt")}
 	prevHost := h.read(time.Now())
@@ -62,8 +71,7 @@ func BenchmarkProbeSecond(b *testing.B) {
 		}
 		prevBr[i] = r
 	}
-	b.ReportAllocs()
-	for b.Loop() {
+	return func() {
 		cur := h.read(time.Now())
 		_ = diffHost(prevHost, cur)
 		prevHost = cur

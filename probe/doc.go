@@ -4,7 +4,11 @@
 //   - the host, from Linux /proc read with github.com/prometheus/procfs: CPU time by kind, run
 //     queue and CPU pressure, the CPU used by each local broker JVM and by plimsoll itself,
 //     network bytes, packets, drops and TCP retransmits, disk throughput, busy time and queue,
-//     memory and page cache;
+//     memory and page cache; for brokers in network namespaces of their own (emulated NICs),
+//     their namespace's TCP segments and retransmits;
+//   - the queueing disciplines, read with github.com/vishvananda/netlink (one socket per network
+//     namespace, one qdisc dump each interval): each emulated link's tbf shapers (bytes, drops,
+//     backlog; Config.Links) and the root qdiscs of the client host's interfaces;
 //   - every broker's Prometheus endpoint (the JMX exporter with plimsoll's rules, see
 //     docs/metrics.md), read with Prometheus's own text parser (model/textparse): traffic,
 //     request-handler and network-processor idle, queues, ISR changes, under-replicated

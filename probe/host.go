@@ -34,9 +34,15 @@ type HostSample struct {
 	// Brokers are the local broker JVMs by broker id (Config.BrokerPIDs).
 	Brokers map[int32]ProcSample `json:"brokers,omitempty"`
 	Net     []IfaceSample        `json:"net,omitempty"`
-	TCP     TCPSample            `json:"tcp"`
-	Disks   []DiskSample         `json:"disks,omitempty"`
-	Memory  MemorySample         `json:"memory"`
+	// Qdiscs are the root qdiscs of the probe's namespace that carried traffic or held a
+	// backlog (netlink), its queueing disciplines such as fq_codel; noqueue interfaces and the
+	// broker links' ends are left out.
+	Qdiscs []ShaperSample `json:"qdiscs,omitempty"`
+	// Links are the brokers' emulated links by broker id (Config.Links).
+	Links  map[int32]LinkSample `json:"links,omitempty"`
+	TCP    TCPSample            `json:"tcp"`
+	Disks  []DiskSample         `json:"disks,omitempty"`
+	Memory MemorySample         `json:"memory"`
 }
 
 // CPUSample splits the host's CPU time; Busy is everything but Idle and IOWait.
@@ -71,7 +77,10 @@ type ProcSample struct {
 	// NIC is the broker's emulated NIC (eth0 in its own network namespace): bytes received are
 	// its inbound traffic, bytes sent its outbound. Nil on loopback.
 	NIC *IfaceSample `json:"nic,omitempty"`
-	Err string       `json:"err,omitempty"`
+	// TCP is the TCP of the broker's own network namespace (/proc/PID/net/snmp), for a broker
+	// with an emulated NIC; nil on loopback, where it would be the host's (HostSample.TCP).
+	TCP *TCPSample `json:"tcp,omitempty"`
+	Err string     `json:"err,omitempty"`
 }
 
 // IfaceSample is one network interface's traffic, per second.
@@ -157,6 +166,8 @@ type hostReading struct {
 	// brNIC is eth0 of each broker that runs in a network namespace of its own (an emulated
 	// NIC), read through /proc/PID/net/dev, which shows the process's namespace.
 	brNIC map[int32]ifCounters
+	// brTCP is the TCP counters of those brokers' namespaces.
+	brTCP map[int32]tcpCounters
 	net   []ifCounters
 	tcp   *tcpCounters
 	disks []diskCounters
@@ -233,9 +244,12 @@ func (h *hostReader) readProcesses(r *hostReading) {
 		}
 		if c, ok := h.nsNIC(pid, mine); ok {
 			if r.brNIC == nil {
-				r.brNIC = map[int32]ifCounters{}
+				r.brNIC, r.brTCP = map[int32]ifCounters{}, map[int32]tcpCounters{}
 			}
 			r.brNIC[id] = c
+			if t, err := readSNMP(h.fs, pid); err == nil {
+				r.brTCP[id] = t
+			}
 		}
 	}
 }
@@ -322,14 +336,7 @@ func diffHost(prev, cur *hostReading) *HostSample {
 	s.Self.SchedLatency = d.sparse()
 	s.Brokers = diffBrokerProcs(prev, cur, dt)
 	s.Net = diffNet(prev.net, cur.net, dt)
-	s.TCP = TCPSample{Missing, Missing, Missing}
-	if prev.tcp != nil && cur.tcp != nil {
-		s.TCP = TCPSample{
-			OutSegs:     urate(prev.tcp.outSegs, cur.tcp.outSegs, dt),
-			RetransSegs: urate(prev.tcp.retransSegs, cur.tcp.retransSegs, dt),
-			InErrs:      urate(prev.tcp.inErrs, cur.tcp.inErrs, dt),
-		}
-	}
+	s.TCP = diffTCP(prev.tcp, cur.tcp, dt)
 	s.Disks = diffDisks(prev.disks, cur.disks, dt)
 	s.Memory = MemorySample{Missing, Missing, Missing, Missing, Missing}
 	if m := cur.mem; m != nil {
@@ -359,9 +366,29 @@ func diffBrokerProcs(prev, cur *hostReading, dt float64) map[int32]ProcSample {
 				b.NIC = &d[0]
 			}
 		}
+		if c, ok := cur.brTCP[id]; ok {
+			var p *tcpCounters
+			if v, ok := prev.brTCP[id]; ok {
+				p = &v
+			}
+			t := diffTCP(p, &c, dt)
+			b.TCP = &t
+		}
 		out[id] = b
 	}
 	return out
+}
+
+// diffTCP is the interval's TCP rates; missing without both readings.
+func diffTCP(prev, cur *tcpCounters, dt float64) TCPSample {
+	if prev == nil || cur == nil {
+		return TCPSample{Missing, Missing, Missing}
+	}
+	return TCPSample{
+		OutSegs:     urate(prev.outSegs, cur.outSegs, dt),
+		RetransSegs: urate(prev.retransSegs, cur.retransSegs, dt),
+		InErrs:      urate(prev.inErrs, cur.inErrs, dt),
+	}
 }
 
 func cpuShares(p, c cpuTimes) CPUSample {

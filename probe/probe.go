@@ -24,8 +24,8 @@ var ErrConfig = errors.New("invalid probe config")
 // the command-line flag that may have set it: the command maps one to the other.
 type ConfigError struct {
 	// Field is the Config field: "Interval", "ScrapeTimeout", "NICBytesPerSec",
-	// "DiskWriteBytesPerSec", "HandlerPools", "HandlerPoolsByBroker", "BrokerPIDs" or
-	// "Target.MetricsURLs".
+	// "DiskWriteBytesPerSec", "HandlerPools", "HandlerPoolsByBroker", "BrokerPIDs",
+	// "Target.MetricsURLs" or "Links".
 	Field string
 	// Broker is the map key of a per-broker field (PerBroker true).
 	Broker    int32
@@ -84,6 +84,10 @@ type Config struct {
 	// beyond the third are broker-only nodes: 1).
 	HandlerPools         int
 	HandlerPoolsByBroker map[int32]int
+	// Links are the brokers' emulated links by broker id, whose shapers (tbf qdiscs) the probe
+	// reads through netlink every interval (HostSample.Links). Start opens each namespace once
+	// and fails when one cannot be entered (it needs root).
+	Links map[int32]Link
 	// ProcRoot and SysRoot are where /proc and /sys are mounted (for tests). Defaults /proc, /sys.
 	ProcRoot string
 	SysRoot  string
@@ -145,7 +149,7 @@ func (c *Config) check() error {
 			return perBroker("BrokerPIDs", id, pid, "a process id")
 		}
 	}
-	return nil
+	return checkLinks(c.Links)
 }
 
 func (c *Config) pools(id int32) int {
@@ -162,6 +166,9 @@ type Probe struct {
 	hostPrev *hostReading
 	scrapers []*scraper
 	brPrev   map[int32]*brokerReading
+	// links reads the qdiscs of the probe's namespace and the brokers' (nil: no netlink).
+	links    *linkReader
+	linkPrev *linkReading
 	meta     *metaReader
 	// metaPending is the metadata request under way, if any.
 	metaPending pending[*MetaSample]
@@ -191,9 +198,13 @@ func Start(ctx context.Context, cfg Config) (*Probe, error) {
 		return nil, fmt.Errorf("probe: Kafka client: %w", err)
 	}
 	p := newProbe(cfg, cl)
+	if err := p.openLinks(); err != nil {
+		cl.Close()
+		return nil, err
+	}
 	first := time.Now()
 	if err := p.baseline(ctx, first); err != nil {
-		cl.Close()
+		p.close()
 		return nil, err
 	}
 	// The caller's ctx bounds the probe as well as Stop does.
@@ -278,6 +289,9 @@ func (p *Probe) baseline(ctx context.Context, at time.Time) error {
 		p.hostPrev = p.host.read(at)
 		p.series.Cores = coresOf(p.hostPrev)
 	}
+	if p.links != nil {
+		p.linkPrev = p.links.read(time.Now())
+	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
@@ -336,6 +350,7 @@ func (p *Probe) observe(ctx context.Context, prev, now time.Time) (Sample, bool)
 		cur := p.host.read(time.Now())
 		s.Host = diffHost(p.hostPrev, cur)
 		p.hostPrev = cur
+		p.observeLinks(s.Host)
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
@@ -443,7 +458,7 @@ func (p *Probe) Stop() *Series {
 	p.stop.Do(func() {
 		p.cancel()
 		<-p.done // an observation under way is dropped, not half-recorded
-		p.cl.Close()
+		p.close()
 	})
 	return p.Snapshot()
 }
@@ -451,4 +466,46 @@ func (p *Probe) Stop() *Series {
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// openLinks opens the netlink sockets when the host is observed: the probe's own namespace
+// (its interfaces' qdiscs, HostSample.Qdiscs) and each broker link's. Without a socket in its
+// own namespace the probe notes it and goes on; a link's namespace that cannot be opened is an
+// error, as its figures were asked for.
+func (p *Probe) openLinks() error {
+	if p.host == nil {
+		return nil
+	}
+	r, err := openLinks(p.cfg.Links)
+	switch {
+	case errors.Is(err, ErrConfig):
+		return err
+	case err != nil && len(p.cfg.Links) > 0:
+		return err
+	case err != nil:
+		p.series.Notes = append(p.series.Notes, "no qdisc observations: "+err.Error())
+		return nil
+	}
+	p.links = r
+	return nil
+}
+
+// observeLinks reads the qdiscs into the interval's host sample.
+func (p *Probe) observeLinks(h *HostSample) {
+	if p.links == nil {
+		return
+	}
+	cur := p.links.read(time.Now())
+	h.Links = diffLinks(p.cfg.Links, p.linkPrev, cur)
+	h.Qdiscs = diffHostQdiscs(p.cfg.Links, p.linkPrev, cur)
+	h.Errs = append(h.Errs, cur.Errs...)
+	p.linkPrev = cur
+}
+
+// close releases the Kafka client and the netlink sockets.
+func (p *Probe) close() {
+	p.cl.Close()
+	if p.links != nil {
+		p.links.close()
+	}
 }

@@ -45,8 +45,32 @@ var missingText = map[use.Reason]string{
 // CellText renders one USE cell as the table shows it: "mean / max unit" with three significant
 // digits and an SI prefix for bytes, "-" when blank, or why it is blank in brackets, e.g.
 // "(capacity unknown (--nic))". A reason it does not know (a sentence stored by an older
-// plimsoll) is shown as it is.
+// plimsoll) is shown as it is. A backlog with a drain rate adds the wait it means, "59.4 / 113
+// KB, 119 / 227 ms at the link's rate"; a sum adds its parts' means, "4.37 / 10.0 /s (4.00 +
+// 0.38)".
 func CellText(c use.Cell) string {
+	s := figuresText(c)
+	if c.Blank() {
+		return s
+	}
+	if c.Drain > 0 {
+		s += fmt.Sprintf(", %s / %s ms at the link's rate", useNum(float64(c.Mean)/c.Drain*1000), useNum(float64(c.Max)/c.Drain*1000))
+	}
+	if len(c.Parts) > 0 {
+		parts := make([]string, len(c.Parts))
+		for i, p := range c.Parts {
+			parts[i] = "-"
+			if !p.Blank() {
+				parts[i] = useNum(float64(p.Mean))
+			}
+		}
+		s += " (" + strings.Join(parts, " + ") + ")"
+	}
+	return s
+}
+
+// figuresText is a cell's mean and maximum in its unit, or why it is blank.
+func figuresText(c use.Cell) string {
 	if c.Blank() {
 		text, known := missingText[c.Missing]
 		if !known {

@@ -86,9 +86,12 @@ func TestProbeConfig(t *testing.T) {
 		t.Errorf("remote probe config %+v", remote)
 	}
 	local := &Where{NIC: 2e6, Local: &localkafka.State{NIC: 2e6, Brokers: []*localkafka.Broker{
-		{ID: 1, PID: 100, Controller: true, NIC: 2e6}, {ID: 4, PID: 0, NIC: 1e6},
+		{ID: 1, PID: 100, Controller: true, NIC: 2e6, Netns: "plimsoll-ab12-b1", HostIface: "plab12d1"}, {ID: 4, PID: 0, NIC: 1e6},
 	}}}
 	c := local.ProbeConfig()
+	if l := c.Links[1]; len(c.Links) != 1 || l != (probe.Link{Netns: "plimsoll-ab12-b1", Iface: "eth0", HostIface: "plab12d1"}) {
+		t.Errorf("links %+v, want broker 1's namespace and link ends only", c.Links)
+	}
 	if c.NICBytesPerSec != 0 || c.NICByBroker[1] != 2e6 || c.NICByBroker[4] != 1e6 {
 		t.Errorf("emulated NICs: client host %v, brokers %v; want the brokers' own links only", c.NICBytesPerSec, c.NICByBroker)
 	}

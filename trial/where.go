@@ -83,7 +83,8 @@ func (w *Where) KafkaVersion() string {
 }
 
 // ProbeConfig is the probe's configuration for this cluster: the local brokers' JVMs, their
-// request-handler pools and links, and the capacities given.
+// request-handler pools, link capacities and link shapers (namespaces and interface names from
+// the cluster's state), and the capacities given.
 func (w *Where) ProbeConfig() probe.Config {
 	c := probe.Config{NICBytesPerSec: w.NIC, DiskWriteBytesPerSec: w.DiskWrite}
 	if w.Local == nil {
@@ -104,9 +105,13 @@ func (w *Where) ProbeConfig() probe.Config {
 		// Emulated NICs shape the brokers' links only; plimsoll's side (the bridge) is not
 		// shaped, so the client host's capacity is its interfaces' own speed.
 		c.NICBytesPerSec = 0
-		c.NICByBroker = map[int32]float64{}
+		c.NICByBroker, c.Links = map[int32]float64{}, map[int32]probe.Link{}
 		for _, b := range w.Local.Brokers {
 			c.NICByBroker[b.ID] = b.NIC
+			if b.Netns != "" && b.HostIface != "" {
+				// localkafka names the broker's end eth0 in its namespace.
+				c.Links[b.ID] = probe.Link{Netns: b.Netns, Iface: "eth0", HostIface: b.HostIface}
+			}
 		}
 	}
 	return c

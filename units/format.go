@@ -62,7 +62,11 @@ func MBps(v float64) string { return Sig(v/1e6, 3) }
 
 // Ms formats a latency in milliseconds, without the unit, to 3 significant digits without
 // trailing zeros: 2.10 -> "2.1", 0.0100 -> "0.01".
-func Ms(v float64) string {
+func Ms(v float64) string { return Short(v) }
+
+// Short formats a figure in a sentence to 3 significant digits without trailing zeros:
+// 41.0 -> "41", 3.60 -> "3.6", 2400 -> "2,400".
+func Short(v float64) string {
 	s := Sig(v, 3)
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")

@@ -46,6 +46,8 @@ func TestFormatters(t *testing.T) {
 		{"ms whole", Ms(95), "95"},
 		{"ms large", Ms(2400), "2,400"},
 		{"ms three digits", Ms(149.4), "149"},
+		{"short whole", Short(41), "41"},
+		{"short trims", Short(3.60), "3.6"},
 		{"size bytes", Size(100), "100 B"},
 		{"size KB", Size(1000), "1 KB"},
 		{"size KB fraction", Size(1500), "1.5 KB"},

@@ -87,14 +87,14 @@ func (b broker) networkRow(in bool) Row {
 				func(x *probe.BrokerSample) probe.Num { return x.BytesIn + x.ReplicationBytesIn }),
 			b.linkOr(true, b.capacity("wire bytes in ÷ NIC", "socketservermetrics_incoming_byte ÷ NIC capacity", b.nic, NoNICCapacity,
 				func(x *probe.BrokerSample) probe.Num { return x.WireIn })),
-			b.linkDrops(true), blank(""))
+			b.linkBacklog(true, b.linkDrops(true)), b.linkErrors(true))
 	}
 	return b.row("network out",
 		b.m("consume + replication bytes out", UnitBps, "bytesoutpersec + replicationbytesoutpersec", 1,
 			func(x *probe.BrokerSample) probe.Num { return x.BytesOut + x.ReplicationBytesOut }),
 		b.linkOr(false, b.capacity("wire bytes out ÷ NIC", "socketservermetrics_outgoing_byte ÷ NIC capacity", b.nic, NoNICCapacity,
 			func(x *probe.BrokerSample) probe.Num { return x.WireOut })),
-		b.linkDrops(false), blank(""))
+		b.linkBacklog(false, b.linkDrops(false)), b.linkErrors(false))
 }
 
 func (b broker) diskRow() Row {

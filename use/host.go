@@ -40,6 +40,9 @@ func (s series) cpuSaturation(prefix string) Cell {
 func (s series) hostRows() []Row {
 	rows := []Row{s.hostCPURow(), s.selfRow()}
 	rows = append(rows, s.nicRow(rxDir), s.nicRow(txDir))
+	if q, ok := s.queueRow(); ok {
+		rows = append(rows, q)
+	}
 	return append(rows, s.diskRow(), s.memoryRow())
 }
 
@@ -120,12 +123,7 @@ func (s series) diskRow() Row {
 		return Row{Entity: hostEntity, Resource: "disk", Amount: blank(NoDisk), Utilisation: blank(""), Saturation: blank(""), Errors: blank("")}
 	}
 	on := func(f func(*probe.DiskSample) probe.Num) sample {
-		return hf(func(h *probe.HostSample) probe.Num {
-			if d := disk(h, name); d != nil {
-				return f(d)
-			}
-			return probe.Missing
-		})
+		return onNamed(disk, name, func(_ *probe.HostSample, d *probe.DiskSample) probe.Num { return f(d) })
 	}
 	src := "/proc/diskstats " + name
 	r := Row{Entity: hostEntity, Resource: "disk",
@@ -141,19 +139,8 @@ func (s series) diskRow() Row {
 	return r
 }
 
-func diskNames(h *probe.HostSample) []string {
-	out := make([]string, len(h.Disks))
-	for i, d := range h.Disks {
-		out[i] = d.Name
-	}
-	return out
-}
+func diskName(d *probe.DiskSample) string { return d.Name }
 
-func disk(h *probe.HostSample, name string) *probe.DiskSample {
-	for i := range h.Disks {
-		if h.Disks[i].Name == name {
-			return &h.Disks[i]
-		}
-	}
-	return nil
-}
+func diskNames(h *probe.HostSample) []string { return namesOf(h.Disks, diskName) }
+
+func disk(h *probe.HostSample, name string) *probe.DiskSample { return find(h.Disks, diskName, name) }

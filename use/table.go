@@ -39,6 +39,13 @@ type Cell struct {
 	Unit    string    `json:"unit,omitempty"`
 	Source  string    `json:"source,omitempty"`
 	Samples int       `json:"samples"`
+	// Drain is the rate, in the cell's unit per second, at which the queue a backlog cell
+	// measures empties (a link's rate, bytes/s), so that a reader can tell the wait it means;
+	// 0 when not a backlog or unknown.
+	Drain float64 `json:"drain_per_s,omitempty"`
+	// Parts are the addends of a cell that sums metrics of different sources (each measured on
+	// its own, so their means add up only over the same seconds).
+	Parts []Cell `json:"parts,omitempty"`
 	// Missing is stored under the JSON key "note", where tables written before the codes
 	// existed hold a sentence instead; readers show an unknown value as it is.
 	Missing Reason `json:"note,omitempty"`

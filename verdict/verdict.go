@@ -95,6 +95,15 @@ type Criteria struct {
 	// bottleneck; without one near its limit the bottleneck is unknown, and the verdict says
 	// what would show it.
 	MinBottleneckUtil float64 `json:"min_bottleneck_utilisation"`
+	// LinkDropsPerSec and LinkRetransPerSec: an emulated link whose shaper dropped at least
+	// LinkDropsPerSec packets/s (1), or out of whose broker's namespace TCP retransmitted at
+	// least LinkRetransPerSec segments/s (5), on average over the window, lost data. They judge
+	// nothing alone: in an overloaded trial such a link is the bottleneck, named with how it lost
+	// data, unless the failing criteria name another broker. Retransmits have the higher threshold
+	// because namespaces retransmit a little at any load (1.3-3.6 segments/s at half the link's
+	// rate, where the shapers dropped nothing).
+	LinkDropsPerSec   float64 `json:"link_drops_per_sec"`
+	LinkRetransPerSec float64 `json:"link_retrans_per_sec"`
 }
 
 // DefaultCriteria are the documented defaults (README, "Verdict criteria").
@@ -104,6 +113,7 @@ func DefaultCriteria() Criteria {
 		MaxISRShare: 0.5, ProduceErrors: true, ClientMaxCPU: 0.9, ScheduleP99Ms: 50,
 		ClientMaxLateMs: 500, ClientStarvedWait: 0.5, ClientMinWaitS: 0.01, ClientSchedP99Ms: 25,
 		MaxBufferFullShare: 0.01, HostBusy: 0.9, HostOursShare: 0.5, MinBottleneckUtil: 0.5,
+		LinkDropsPerSec: 1, LinkRetransPerSec: 5,
 	}
 }
 
@@ -175,20 +185,29 @@ func Judge(in Input, c Criteria) Verdict {
 	case len(cluster) > 0:
 		v.State = Overloaded
 		v.Reasons = cluster
-		if b := brokerOfReasons(cluster); b != "" && v.Bottleneck != "" && !strings.HasPrefix(v.Bottleneck, b) {
-			// Prefer evidence about the broker the failing criteria point at.
-			for _, e := range v.Evidence {
-				if strings.HasPrefix(e, b+" ") {
-					v.Bottleneck = e
-					break
-				}
-			}
-		}
+		v.Bottleneck = overloadBottleneck(v, in.USE, c)
 	default:
 		v.State = OK
 	}
 	v.Ceiling = ceilingState(v)
 	return v
+}
+
+// overloadBottleneck is an overloaded trial's bottleneck: evidence about the broker the failing
+// criteria point at when they name one, and a link that lost data named with how it did.
+func overloadBottleneck(v Verdict, t *use.Table, c Criteria) string {
+	bn := v.Bottleneck
+	b := brokerOfReasons(v.Reasons)
+	if b != "" && bn != "" && !strings.HasPrefix(bn, b) {
+		// Prefer evidence about the broker the failing criteria point at.
+		for _, e := range v.Evidence {
+			if strings.HasPrefix(e, b+" ") {
+				bn = e
+				break
+			}
+		}
+	}
+	return linkBottleneck(bn, lossyLinks(t, c), b)
 }
 
 // ceilingState is the verdict without the latency SLO: overloaded only for a reason other than
@@ -605,6 +624,8 @@ func brokerOfReasons(rs []Reason) string {
 }
 
 // Describe lists the criteria that are on, for people: e.g. "achieved < 97% of target; ...".
+// LinkDropsPerSec and LinkRetransPerSec are not among them: they judge nothing, they only name a
+// bottleneck.
 func (c Criteria) Describe() string {
 	var s []string
 	pct := func(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) + "%" }
@@ -629,6 +650,7 @@ func (c Criteria) Describe() string {
 	if c.ProduceErrors {
 		s = append(s, "any produce error")
 	}
+
 	if len(s) == 0 {
 		return "none (every criterion switched off)"
 	}

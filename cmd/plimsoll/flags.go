@@ -254,6 +254,8 @@ func addCriteriaFlags(fs *pflag.FlagSet) *verdict.Criteria {
 	fs.Float64Var(&c.HostBusy, "host-busy", c.HostBusy, "a co-located host busier than this share is saturated: by the brokers (overloaded) or by other processes (invalid); 0 = off")
 	fs.Float64Var(&c.HostOursShare, "host-ours-share", c.HostOursShare, "a saturated host is busy with other processes when the brokers and plimsoll use less than this share of its busy cores")
 	fs.Float64Var(&c.MinBottleneckUtil, "min-bottleneck-utilisation", c.MinBottleneckUtil, "never name a resource below this share of its capacity the bottleneck (the bottleneck is then unknown)")
+	fs.Float64Var(&c.LinkDropsPerSec, "link-drops-per-sec", c.LinkDropsPerSec, "in an overloaded trial, an emulated link whose shaper drops at least this many packets/s is the bottleneck (0 = off)")
+	fs.Float64Var(&c.LinkRetransPerSec, "link-retrans-per-sec", c.LinkRetransPerSec, "... or out of whose broker TCP retransmits at least this many segments/s (0 = off)")
 	return &c
 }
 
@@ -272,7 +274,8 @@ func checkCriteria(c *verdict.Criteria) error {
 		name string
 		v    float64
 	}{{"--client-max-schedule-delay-ms", c.ScheduleP99Ms}, {"--client-max-late-ms", c.ClientMaxLateMs}, {"--client-sched-p99-ms", c.ClientSchedP99Ms},
-		{"--client-starved-wait", c.ClientStarvedWait}, {"--client-min-wait", c.ClientMinWaitS}} {
+		{"--client-starved-wait", c.ClientStarvedWait}, {"--client-min-wait", c.ClientMinWaitS},
+		{"--link-drops-per-sec", c.LinkDropsPerSec}, {"--link-retrans-per-sec", c.LinkRetransPerSec}} {
 		if f.v < 0 {
 			return usageErrf("%s %v: give a positive number, or 0", f.name, f.v)
 		}

@@ -22,15 +22,7 @@ import (
 // makes its broker the bottleneck. With rf 3, 3 brokers and one consumer group each broker
 // takes t in and gives t out, so the links carry about 1,900 messages/s of 1 KB.
 func TestNICVerdicts(t *testing.T) {
-	if err := localkafka.CheckNIC(); err != nil {
-		nictest.SkipOrFail(t, err)
-	}
-	dir := filepath.Join(t.TempDir(), "nic-cluster")
-	if _, stderr, code := plimsoll(t, "cluster", "up", "--dir", dir, "--heap", "768m", "--nic", "16Mbit/s",
-		"--subnet", "198.18.80.0/24"); code != 0 { // apart from localkafka's own NIC test
-		t.Fatalf("cluster up --nic: exit %d\n%s", code, stderr)
-	}
-	defer plimsoll(t, "cluster", "down", "--dir", dir)
+	dir := nicCluster(t, "198.18.80.0/24") // apart from localkafka's own NIC test
 
 	run := func(rate string) (string, string, string) {
 		out := t.TempDir()
@@ -58,6 +50,23 @@ func TestNICVerdicts(t *testing.T) {
 	if state != "overloaded" || !strings.HasPrefix(bottleneck, "broker 2 network") {
 		t.Errorf("1000 msgs/s with broker 2 at 4 Mbit/s: verdict %s, bottleneck %q, want broker 2's network\n%s", state, bottleneck, why)
 	}
+}
+
+// nicCluster starts a cluster of the test's own behind emulated 16 Mbit/s NICs on subnet (each
+// test its own, so that they never collide) and stops it when the test ends; it skips, or fails
+// (nictest.SkipOrFail), where emulated NICs cannot be made.
+func nicCluster(t *testing.T, subnet string) string {
+	t.Helper()
+	if err := localkafka.CheckNIC(); err != nil {
+		nictest.SkipOrFail(t, err)
+	}
+	dir := filepath.Join(t.TempDir(), "nic-cluster")
+	if _, stderr, code := plimsoll(t, "cluster", "up", "--dir", dir, "--heap", "768m", "--nic", "16Mbit/s",
+		"--subnet", subnet); code != 0 {
+		t.Fatalf("cluster up --nic: exit %d\n%s", code, stderr)
+	}
+	t.Cleanup(func() { plimsoll(t, "cluster", "down", "--dir", dir) })
+	return dir
 }
 
 // herokuCheck is the Heroku seed's experiment on emulated NICs: where the network binds, the

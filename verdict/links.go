@@ -1,0 +1,92 @@
+package verdict
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/plimsoll/plimsoll/units"
+	"github.com/plimsoll/plimsoll/use"
+)
+
+// lossyLink is a broker's emulated link that lost data at or above a criterion
+// (LinkDropsPerSec, LinkRetransPerSec), worded with its mechanism.
+type lossyLink struct {
+	// name is "broker N network in|out", as evidence lines and the bottleneck begin.
+	name string
+	// text says how busy the link was and how it lost data.
+	text   string
+	losses float64
+}
+
+// lossyLinks finds the links whose shaper drops or TCP retransmits per second (the mean over
+// the window, from the USE table's errors cells) reach their criterion, most losses first.
+// They judge nothing alone; an overloaded trial names one as its bottleneck.
+func lossyLinks(t *use.Table, c Criteria) []lossyLink {
+	if t == nil || (c.LinkDropsPerSec <= 0 && c.LinkRetransPerSec <= 0) {
+		return nil
+	}
+	var out []lossyLink
+	for _, r := range t.Rows {
+		if !strings.HasPrefix(r.Entity, "broker ") || (r.Resource != "network in" && r.Resource != "network out") {
+			continue
+		}
+		drops, retrans, ok := linkLosses(r.Errors)
+		dropped := ok && c.LinkDropsPerSec > 0 && drops >= c.LinkDropsPerSec
+		resent := ok && c.LinkRetransPerSec > 0 && retrans >= c.LinkRetransPerSec
+		if !dropped && !resent {
+			continue
+		}
+		name := r.Entity + " " + r.Resource
+		out = append(out, lossyLink{name: name, text: linkText(name, r, drops, retrans), losses: drops + retrans})
+	}
+	slices.SortStableFunc(out, func(a, b lossyLink) int { return cmp.Compare(b.losses, a.losses) })
+	return out
+}
+
+// linkLosses reads a link's errors cell: the shaper's drops, alone or as the first part of a
+// sum whose second part is TCP's retransmits (use: linkErrors). Other cells are not a link's.
+func linkLosses(c use.Cell) (drops, retrans float64, ok bool) {
+	switch {
+	case c.Blank():
+		return 0, 0, false
+	case len(c.Parts) == 2:
+		return c.Parts[0].Mean.Or(0), c.Parts[1].Mean.Or(0), true
+	case c.Metric == "packets dropped by the shaper":
+		return c.Mean.Or(0), 0, true
+	}
+	return 0, 0, false
+}
+
+// linkText words a lossy link, e.g. "broker 2 network out: 78% of its NIC, the shaper dropping
+// 41 packets/s and TCP retransmitting 35 segments/s".
+func linkText(name string, r use.Row, drops, retrans float64) string {
+	s := name + ": "
+	if u := r.Utilisation; !u.Blank() && u.Unit == use.UnitPct {
+		s += fmt.Sprintf("%.0f%% of its NIC, ", float64(u.Mean))
+	}
+	s += "the shaper dropping " + units.Short(drops) + " packets/s"
+	if len(r.Errors.Parts) == 2 {
+		s += " and TCP retransmitting " + units.Short(retrans) + " segments/s"
+	}
+	return s
+}
+
+// linkBottleneck is the bottleneck of an overloaded trial given its lossy links: the link's
+// mechanism replaces a bottleneck that names the same link; otherwise the lossiest link becomes
+// the bottleneck, unless the failing criteria name a broker (broker, e.g. "broker 2"), when
+// only a link of that broker does.
+func linkBottleneck(bottleneck string, links []lossyLink, broker string) string {
+	for _, l := range links {
+		if strings.HasPrefix(bottleneck, l.name+":") {
+			return l.text
+		}
+	}
+	for _, l := range links {
+		if broker == "" || strings.HasPrefix(l.name, broker+" ") {
+			return l.text
+		}
+	}
+	return bottleneck
+}

@@ -1,0 +1,96 @@
+package verdict
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/plimsoll/plimsoll/probe"
+	"github.com/plimsoll/plimsoll/use"
+)
+
+func cellOf(metric string, mean float64, unit string) use.Cell {
+	return use.Cell{Metric: metric, Mean: probe.Num(mean), Max: probe.Num(mean * 2), Unit: unit, Samples: 10}
+}
+
+// linkRows are a broker's network rows with its link's utilisation, shaper drops in and out and
+// TCP retransmits out, per second.
+func linkRows(id string, util, dropsIn, dropsOut, retrans float64) []use.Row {
+	out := cellOf("shaper drops + TCP retransmits", dropsOut+retrans, use.UnitPerS)
+	out.Parts = []use.Cell{cellOf("packets dropped by the shaper", dropsOut, use.UnitPerS), cellOf("TCP segments retransmitted (broker's namespace)", retrans, use.UnitPerS)}
+	return []use.Row{
+		{Entity: "broker " + id, Resource: "network in", Utilisation: cellOf("link bytes in ÷ NIC", util, use.UnitPct), Errors: cellOf("packets dropped by the shaper", dropsIn, use.UnitPerS)},
+		{Entity: "broker " + id, Resource: "network out", Utilisation: cellOf("link bytes out ÷ NIC", util, use.UnitPct), Errors: out},
+	}
+}
+
+func TestLossyLinks(t *testing.T) {
+	tb := &use.Table{Rows: append(append(linkRows("1", 40, 0, 0, 3.6), linkRows("2", 78, 0.5, 41, 35)...), linkRows("3", 60, 2, 0, 0)...)}
+	cases := []struct {
+		name string
+		c    Criteria
+		want []string
+	}{
+		{"defaults: drops or retransmits, most losses first", DefaultCriteria(), []string{
+			"broker 2 network out: 78% of its NIC, the shaper dropping 41 packets/s and TCP retransmitting 35 segments/s",
+			"broker 3 network in: 60% of its NIC, the shaper dropping 2 packets/s"}},
+		{"retransmits at half a link's rate are not losses", Criteria{LinkRetransPerSec: 5}, []string{
+			"broker 2 network out: 78% of its NIC, the shaper dropping 41 packets/s and TCP retransmitting 35 segments/s"}},
+		{"a lower retransmit threshold", Criteria{LinkRetransPerSec: 3}, []string{
+			"broker 2 network out: 78% of its NIC, the shaper dropping 41 packets/s and TCP retransmitting 35 segments/s",
+			"broker 1 network out: 40% of its NIC, the shaper dropping 0 packets/s and TCP retransmitting 3.6 segments/s"}},
+		{"both off", Criteria{}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, l := range lossyLinks(tb, c.c) {
+				got = append(got, l.text)
+			}
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("lossyLinks =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
+	}
+	if l := lossyLinks(nil, DefaultCriteria()); l != nil {
+		t.Errorf("no table: %v", l)
+	}
+}
+
+func TestLinkBottleneck(t *testing.T) {
+	links := []lossyLink{{name: "broker 2 network out", text: "broker 2 network out: the shaper dropping 41 packets/s"}}
+	cases := []struct {
+		name, bottleneck string
+		named            string
+		want             string
+	}{
+		{"the same link gets its mechanism", "broker 2 network out: 78% (link bytes out ÷ NIC)", "broker 1", links[0].text},
+		{"no broker named: the link is the bottleneck", "broker 1 cpu: 60% (JVM share)", "", links[0].text},
+		{"failing criteria name another broker: kept", "broker 1 request handlers: 85% (busy)", "broker 1", "broker 1 request handlers: 85% (busy)"},
+		{"failing criteria name the link's broker: the link", "broker 2 network in: 93% (link bytes in ÷ NIC)", "broker 2", links[0].text},
+		{"no lossy link", "broker 1 cpu: 60%", "", "broker 1 cpu: 60%"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ls := links
+			if c.name == "no lossy link" {
+				ls = nil
+			}
+			if got := linkBottleneck(c.bottleneck, ls, c.named); got != c.want {
+				t.Errorf("linkBottleneck = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestJudgeNamesLossyLink(t *testing.T) {
+	tb := &use.Table{Rows: append(linkRows("1", 40, 0, 0, 1), linkRows("2", 97, 30, 3, 20)...)}
+	overloaded := Judge(Input{Run: run(1000, 800, 30), USE: tb}, DefaultCriteria())
+	if overloaded.State != Overloaded || !strings.HasPrefix(overloaded.Bottleneck, "broker 2 network in: 97% of its NIC, the shaper dropping 30 packets/s") {
+		t.Errorf("overloaded: %s, bottleneck %q", overloaded.State, overloaded.Bottleneck)
+	}
+	// Losses judge nothing alone: a trial that kept up stays ok with its evidence.
+	ok := Judge(Input{Run: run(1000, 1000, 30), USE: tb}, DefaultCriteria())
+	if ok.State != OK || strings.Contains(ok.Bottleneck, "shaper") {
+		t.Errorf("kept up: %s, bottleneck %q", ok.State, ok.Bottleneck)
+	}
+}
