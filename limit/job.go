@@ -79,10 +79,13 @@ func Run(ctx context.Context, j Job) (*results.SearchFile, error) {
 	if o.SLO {
 		o.StartSLO = slo.predict
 	}
-	o.Predict = func(size int) *results.Prediction {
+	o.Predict = func(size int, linkOverhead float64) *results.Prediction {
 		p := Predict(cfg, size)
 		if p != nil && o.SLO {
 			p.SLOMsgsPerSec = slo.predict(size)
+		}
+		if p != nil && linkOverhead > 0 {
+			p.FramedMsgsPerSec = framedRate(cfg, size, linkOverhead)
 		}
 		return p
 	}

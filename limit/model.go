@@ -27,6 +27,18 @@ func Predict(cfg results.Config, size int) *results.Prediction {
 	return p
 }
 
+// framedRate is the model's sustainable rate with the link overhead o counted against the NICs,
+// 0 when the model cannot say.
+func framedRate(cfg results.Config, size int, o float64) float64 {
+	c := modelCluster(cfg)
+	c.LinkOverhead = o
+	rate, err := model.MaxMessagesPerSec(c, modelMessage(cfg.Spec, size))
+	if err != nil {
+		return 0
+	}
+	return rate
+}
+
 func modelCluster(cfg results.Config) model.Cluster {
 	return model.Cluster{
 		Brokers: cfg.Brokers, Partitions: cfg.Partitions, ReplicationFactor: cfg.ReplicationFactor,

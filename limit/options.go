@@ -78,8 +78,9 @@ type Options struct {
 	// Config is the rest of the configuration (workload, criteria, cluster, ...), stored in the
 	// header so the results are self-describing; a resume requires it unchanged.
 	Config *results.Config
-	// Predict, when set, gives the model's prediction for a size, stored with its boundary.
-	Predict func(size int) *results.Prediction
+	// Predict, when set, gives the model's prediction for a size, stored with its boundary, with
+	// the link overhead measured in the size's trials (0: none measured).
+	Predict func(size int, linkOverhead float64) *results.Prediction
 	// Progress, when set, is called when each trial starts and when it finishes.
 	Progress func(Progress)
 	// Logf, when set, receives warnings (e.g. a torn last line skipped on resume).

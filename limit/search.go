@@ -71,7 +71,7 @@ func Search(ctx context.Context, t Trialer, o Options) ([]results.Boundary, erro
 			return points, err
 		}
 		if o.Predict != nil {
-			p.Model = o.Predict(size)
+			p.Model = o.Predict(size, p.LinkOverhead)
 		}
 		if err := st.boundary(p); err != nil {
 			return points, err

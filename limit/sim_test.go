@@ -40,6 +40,9 @@ type simCluster struct {
 	// sloCap is the bytes/s above which the latency SLO fails while the cluster keeps up (the
 	// ceiling is bytesCap); 0: latency never fails.
 	sloCap float64
+	// linkOverhead, when set, gives each trial's measured link overhead by its size and whether
+	// the ceiling judged it ok.
+	linkOverhead func(size int, ok bool) float64
 	// holdCap: a hold (a longer trial) fails above holdCap x the limit; 0: holds never fail.
 	holdCap float64
 	// flaky lists (size, rate) pairs, rounded to msgs/s, whose first n trials are invalid
@@ -75,6 +78,10 @@ func (c *simCluster) Trial(_ context.Context, req Request) (*results.Trial, erro
 		out = simTrial(Overloaded, false, req.Rate, "network")
 		out.Verdict.Reasons = append(out.Verdict.Reasons, verdict.Reason{Criterion: verdict.CritLatency, Text: "p99 above the SLO during the hold"})
 		out.Verdict.Ceiling = OK
+	}
+	if c.linkOverhead != nil {
+		o := c.linkOverhead(req.Size, out.Verdict.Ceiling == OK)
+		out.LinkOverhead = &o
 	}
 	c.calls = append(c.calls, call{req.Size, req.Rate, req.Hold, out})
 	return out, nil

@@ -3,11 +3,13 @@ package limit
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/units"
 	"github.com/plimsoll/plimsoll/verdict"
+	"gonum.org/v1/gonum/stat"
 )
 
 // request is a trial the search asks for, with the limit and phase it serves.
@@ -270,7 +272,8 @@ func (z *sizeState) rest() int {
 // point is the size's answer: both limits as the trials show them.
 func (z *sizeState) point(note string) results.Boundary {
 	c := z.view(results.LimitCeiling)
-	p := results.Boundary{Size: z.size, Ceiling: z.limit(c), Trials: len(z.tried), Note: note, NonMonotonic: c.contradicted}
+	p := results.Boundary{Size: z.size, Ceiling: z.limit(c), Trials: len(z.tried), Note: note, NonMonotonic: c.contradicted,
+		LinkOverhead: z.linkOverhead()}
 	if z.o.SLO {
 		s := z.view(results.LimitSLO)
 		l := z.limit(s)
@@ -296,4 +299,27 @@ func (z *sizeState) limit(v *limitView) results.Limit {
 		l.Bottleneck = v.loT.out.bottleneck
 	}
 	return l
+}
+
+// linkOverhead is the median link overhead of the trials the ceiling judged ok, or of all the
+// trials that measured one when none was ok; 0 when none did.
+func (z *sizeState) linkOverhead() float64 {
+	var ok, all []float64
+	for _, t := range z.tried {
+		if !t.out.hasLink {
+			continue
+		}
+		all = append(all, t.out.linkOverhead)
+		if t.out.ceiling == verdict.OK {
+			ok = append(ok, t.out.linkOverhead)
+		}
+	}
+	if len(ok) == 0 {
+		ok = all
+	}
+	if len(ok) == 0 {
+		return 0
+	}
+	slices.Sort(ok)
+	return stat.Quantile(0.5, stat.Empirical, ok, nil)
 }

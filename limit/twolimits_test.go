@@ -165,3 +165,40 @@ func TestSearchNonMonotonic(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchLinkOverhead: each size's boundary records the median link overhead of its trials
+// the ceiling judged ok (an overloaded link's retransmits leave it out), and the model's
+// prediction is asked for with it.
+func TestSearchLinkOverhead(t *testing.T) {
+	n := map[int]int{}
+	sim := simCluster{bytesCap: 5e6, overhead: 70, linkOverhead: func(size int, ok bool) float64 {
+		n[size]++
+		if !ok {
+			return 0.9
+		}
+		return 1000/float64(size) + 0.001*float64(n[size]%3) // 0, 0.001, 0.002 in turn
+	}}
+	asked := map[int]float64{}
+	o := Options{Sizes: []int{100, 1000}, Predict: func(size int, lo float64) *results.Prediction {
+		asked[size] = lo
+		return &results.Prediction{MsgsPerSec: 1, FramedMsgsPerSec: 1 / (1 + lo)}
+	}}
+	points, err := Search(context.Background(), &sim, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range points {
+		base := 1000 / float64(p.Size)
+		if p.LinkOverhead < base || p.LinkOverhead > base+0.002 {
+			t.Errorf("%d B: link overhead %v, want the median of the ok trials' %v to %v", p.Size, p.LinkOverhead, base, base+0.002)
+		}
+		if asked[p.Size] != p.LinkOverhead || p.Model == nil || p.Model.Ceiling() != 1/(1+p.LinkOverhead) {
+			t.Errorf("%d B: the prediction was asked with %v, the boundary has %v (model %+v)", p.Size, asked[p.Size], p.LinkOverhead, p.Model)
+		}
+	}
+	sim.linkOverhead = nil
+	points, err = Search(context.Background(), &sim, Options{Sizes: []int{1000}})
+	if err != nil || points[0].LinkOverhead != 0 {
+		t.Errorf("without links: %v, %+v", err, points[0])
+	}
+}

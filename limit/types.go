@@ -51,12 +51,19 @@ type outcome struct {
 	clientBound bool
 	bottleneck  string
 	reasons     string
+	// linkOverhead is the trial's link overhead (results.Trial.LinkOverhead); hasLink is false
+	// without one.
+	linkOverhead float64
+	hasLink      bool
 }
 
 func outcomeOf(t *results.Trial) outcome {
 	o := outcome{state: t.Verdict.State, ceiling: t.Verdict.Ceiling, clientBound: t.ClientBound(), bottleneck: t.Verdict.Bottleneck, reasons: "no reason given"}
 	if o.ceiling == "" { // a record from before verdicts had a ceiling: it had no other judgement
 		o.ceiling = o.state
+	}
+	if t.LinkOverhead != nil {
+		o.linkOverhead, o.hasLink = *t.LinkOverhead, true
 	}
 	var rs []string
 	for _, r := range t.Verdict.Reasons {

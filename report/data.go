@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/model"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/units"
 )
@@ -77,6 +78,10 @@ func Validate(sf *results.SearchFile) error {
 		if p.Model != nil {
 			v.num(f+".Model.MsgsPerSec", p.Model.MsgsPerSec, maxRate)
 			v.num(f+".Model.SLOMsgsPerSec", p.Model.SLOMsgsPerSec, maxRate)
+			v.num(f+".Model.FramedMsgsPerSec", p.Model.FramedMsgsPerSec, maxRate)
+		}
+		if p.LinkOverhead != 0 {
+			v.num(f+".LinkOverhead", p.LinkOverhead, model.MaxLinkOverhead)
 		}
 	}
 	if r := sf.Recommendation; r != nil {

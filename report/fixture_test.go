@@ -91,12 +91,16 @@ func fullSearch() *results.SearchFile {
 	model := func(rate, slo float64) *results.Prediction {
 		return &results.Prediction{MsgsPerSec: rate, Bottleneck: "cpu", SLOMsgsPerSec: slo}
 	}
+	framed := func(p *results.Prediction, o float64) *results.Prediction {
+		p.FramedMsgsPerSec = p.MsgsPerSec / (1 + o)
+		return p
+	}
 	return &results.SearchFile{
 		Path:    "results/demo/results.jsonl",
 		Written: time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC),
 		Header:  results.Search{Sizes: []int{1000, 100, 10000, 100000}, Tolerance: 0.08, SLO: true, Confirm: true, Config: cfg},
 		Points: []results.Boundary{
-			{Size: 1000, Trials: 5, Model: model(6100, 5200),
+			{Size: 1000, Trials: 5, Model: framed(model(6100, 5200), 0.118), LinkOverhead: 0.118,
 				SLO:     &results.Limit{SafeRate: 5000, UnsafeRate: 5400, SafeBytesPerSec: 5e6, Bottleneck: "cpu (host)", Confirmed: true},
 				Ceiling: results.Limit{SafeRate: 5000, UnsafeRate: 5400, SafeBytesPerSec: 5e6, Bottleneck: "cpu (host)"}},
 			{Size: 100, Trials: 4, Model: model(62000, 0),

@@ -56,6 +56,7 @@ type boundaryRow struct {
 	Size, Safe, SafeMB, Unsafe, Bottleneck, Status, Note string
 	Ceil, CeilUnsafe                                     string // the ceiling, when Safe is the SLO limit
 	Model, ModelMB, ModelBottleneck, Ratio               string // the model's ceiling, and the measured ceiling over it
+	ModelNote                                            string // the link overhead the model's ceiling counts, if any
 	SLOPred, SLORatio                                    string // the calibrated SLO prediction, and the SLO limit over it
 	Trials                                               int
 	Class                                                string
@@ -210,6 +211,10 @@ func boundaryRowOf(p point) boundaryRow {
 			r.Ratio = units.Sig(ceiling.SafeRate/m.MsgsPerSec, 2)
 		}
 		r.ModelBottleneck = m.Bottleneck
+		if m.LinkOverhead > 0 {
+			r.ModelNote = fmt.Sprintf("counts the link overhead measured in this size's trials, %s (%s msgs/s without it)",
+				units.Percent(m.LinkOverhead), units.Count(m.Unframed))
+		}
 	}
 	if m := p.Model; m != nil && m.SLOMsgsPerSec > 0 {
 		r.SLOPred = units.Count(m.SLOMsgsPerSec)

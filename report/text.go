@@ -127,6 +127,9 @@ func (tp *textWriter) boundary(v *view, pg *page) {
 		if r.Note != "" {
 			notes = append(notes, units.Size(v.Points[i].Size)+": "+r.Note)
 		}
+		if r.ModelNote != "" {
+			notes = append(notes, units.Size(v.Points[i].Size)+": the model ceiling "+r.ModelNote)
+		}
 	}
 	bt.write(&tp.b)
 	for _, n := range notes {

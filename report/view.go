@@ -45,10 +45,13 @@ type point struct {
 // when calibrated, the SLO limit it predicted before the size was measured.
 type modelPoint struct {
 	SizeBytes     int
-	MsgsPerSec    float64
+	MsgsPerSec    float64 // the model's ceiling, with the measured link overhead when there is one
 	BytesPerSec   float64
 	Bottleneck    string
 	SLOMsgsPerSec float64
+	// LinkOverhead is the link overhead measured in the size's trials and counted in
+	// MsgsPerSec, Unframed the ceiling without it; both 0 without a measurement.
+	LinkOverhead, Unframed float64
 }
 
 // view is a search prepared for rendering: sorted, derived figures filled in, sentences written.
@@ -85,8 +88,12 @@ func newView(sf *results.SearchFile) *view {
 	for _, b := range sf.Points {
 		pt := newPoint(b, sf.Trials)
 		if m := b.Model; m != nil {
-			v.ModelPts = append(v.ModelPts, modelPoint{SizeBytes: b.Size, MsgsPerSec: m.MsgsPerSec,
-				BytesPerSec: m.MsgsPerSec * float64(b.Size), Bottleneck: m.Bottleneck, SLOMsgsPerSec: m.SLOMsgsPerSec})
+			mp := modelPoint{SizeBytes: b.Size, MsgsPerSec: m.Ceiling(), BytesPerSec: m.Ceiling() * float64(b.Size),
+				Bottleneck: m.Bottleneck, SLOMsgsPerSec: m.SLOMsgsPerSec}
+			if m.FramedMsgsPerSec > 0 {
+				mp.LinkOverhead, mp.Unframed = b.LinkOverhead, m.MsgsPerSec
+			}
+			v.ModelPts = append(v.ModelPts, mp)
 		}
 		v.Points = append(v.Points, pt)
 	}

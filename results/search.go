@@ -61,6 +61,10 @@ type Boundary struct {
 	// NonMonotonic lists pairs of trials that contradict each other: ok at a rate at or above
 	// one that was overloaded. The brackets trust the overloaded one.
 	NonMonotonic []Contradiction `json:"non_monotonic,omitempty"`
+	// LinkOverhead is what the emulated links carried beyond the records, per record byte, in
+	// this size's trials: the median over the trials the ceiling judged ok (over all its trials
+	// when none was); 0 without emulated links.
+	LinkOverhead float64 `json:"link_overhead,omitempty"`
 	// Model is the capacity model's prediction for this size, when it had a capacity to go on.
 	Model *Prediction `json:"model,omitempty"`
 }
@@ -131,6 +135,19 @@ type Prediction struct {
 	// SLOMsgsPerSec is the calibrated prediction of the SLO limit, made before this size was
 	// measured; 0 without a calibration.
 	SLOMsgsPerSec float64 `json:"slo_msgs_per_sec,omitempty"`
+	// FramedMsgsPerSec is the model's ceiling with the link overhead measured in this size's
+	// trials (Boundary.LinkOverhead) counted against the NICs; 0 without a measurement.
+	// MsgsPerSec counts none: it is the prediction the search started from.
+	FramedMsgsPerSec float64 `json:"framed_msgs_per_sec,omitempty"`
+}
+
+// Ceiling is the model's ceiling to compare a measured ceiling with: FramedMsgsPerSec when the
+// link overhead was measured, else MsgsPerSec.
+func (p Prediction) Ceiling() float64 {
+	if p.FramedMsgsPerSec > 0 {
+		return p.FramedMsgsPerSec
+	}
+	return p.MsgsPerSec
 }
 
 // Recommendation is the load to plan for (kind "recommendation"): Dropbox's rule, the lowest

@@ -27,6 +27,9 @@ type Trial struct {
 	// Traffic is each broker's mean traffic over the measured window from Kafka's own metrics,
 	// bytes/s, for comparison with the model; empty without broker metrics.
 	Traffic []model.Measured `json:"broker_traffic,omitempty"`
+	// LinkOverhead is what the brokers' emulated links carried beyond the records, per record
+	// byte, over the measured window (use.LinkOverhead); nil without emulated links.
+	LinkOverhead *float64 `json:"link_overhead,omitempty"`
 	// Step places the trial in a limit search; nil for a run.
 	Step *Step `json:"search,omitempty"`
 	// Dir holds the trial's files (timeline.csv, histograms.hlog, probe.json), relative to the

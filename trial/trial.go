@@ -85,6 +85,9 @@ func judge(lr *loadgen.Result, series *probe.Series, cfg Config, version string)
 	t.Verdict = verdict.Judge(verdict.Input{Run: lr, Series: window, USE: t.USE}, cfg.Criteria)
 	t.CPU = processCPU(t, window)
 	t.Traffic = t.BrokerTraffic()
+	if o, ok := use.LinkOverhead(window); ok {
+		t.LinkOverhead = &o
+	}
 	return t
 }
 

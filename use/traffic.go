@@ -62,3 +62,45 @@ func (m mean) value() float64 {
 	}
 	return m.sum / float64(m.n)
 }
+
+// LinkOverhead is what the brokers' emulated links carried beyond Kafka's record bytes, per
+// record byte (model.Cluster.LinkOverhead): the bytes their shapers sent both ways over the
+// record bytes the same brokers counted in (produce and replication) and out (replication and
+// consumers), summed over the seconds in which every one of those figures is present. False
+// when the series has no such second (no emulated links, no broker metrics) or no records moved.
+func LinkOverhead(s *probe.Series) (float64, bool) {
+	if s == nil {
+		return 0, false
+	}
+	var link, records float64
+	for _, x := range s.Samples {
+		if x.Host == nil {
+			continue
+		}
+		for id, l := range x.Host.Links {
+			b := x.Brokers[id]
+			if b == nil || b.Err != "" {
+				continue
+			}
+			vs := [...]probe.Num{l.In.Bytes, l.Out.Bytes, b.BytesIn, b.ReplicationBytesIn, b.BytesOut, b.ReplicationBytesOut}
+			if !allOK(vs[:]) {
+				continue
+			}
+			link += float64(vs[0] + vs[1])
+			records += float64(vs[2] + vs[3] + vs[4] + vs[5])
+		}
+	}
+	if records <= 0 {
+		return 0, false
+	}
+	return link/records - 1, true
+}
+
+func allOK(vs []probe.Num) bool {
+	for _, v := range vs {
+		if !v.OK() {
+			return false
+		}
+	}
+	return true
+}

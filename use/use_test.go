@@ -235,6 +235,30 @@ func TestBrokerTraffic(t *testing.T) {
 	}
 }
 
+// TestLinkOverhead: the shapers' bytes over the brokers' record bytes, over the seconds that
+// have all of them; a second without one figure counts for neither.
+func TestLinkOverhead(t *testing.T) {
+	s := synthetic(3, []probe.Num{0.5, 0.5, 0.5}, []probe.Num{1e6, 1e6, 1e6})
+	for i, x := range s.Samples {
+		b := x.Brokers[1]
+		b.ReplicationBytesIn, b.BytesOut, b.ReplicationBytesOut = 2e6, 1e6, 2e6 // 6e6 records a second
+		x.Host.Links = map[int32]probe.LinkSample{1: {In: probe.ShaperSample{Bytes: 3.3e6}, Out: probe.ShaperSample{Bytes: 3.3e6}}}
+		if i == 2 { // a replaced qdisc: no rate this second, whatever the records did
+			x.Host.Links[1] = probe.LinkSample{In: probe.ShaperSample{Bytes: probe.Missing}, Out: probe.ShaperSample{Bytes: 9e9}}
+		}
+	}
+	s.Samples[1].Brokers[1].BytesOut = probe.Missing
+	got, ok := LinkOverhead(s)
+	if !ok || math.Abs(got-0.1) > 1e-12 {
+		t.Errorf("LinkOverhead = %v, %v; want 0.1 (6.6 MB on the link for 6 MB of records, second 1 only)", got, ok)
+	}
+	for name, s := range map[string]*probe.Series{"nil": nil, "no links": synthetic(2, []probe.Num{0.5, 0.5}, []probe.Num{1e6, 1e6})} {
+		if v, ok := LinkOverhead(s); ok {
+			t.Errorf("%s: LinkOverhead = %v, want none", name, v)
+		}
+	}
+}
+
 func TestBusiest(t *testing.T) {
 	pct := func(v float64, metric string) Cell {
 		return Cell{Metric: metric, Unit: UnitPct, Mean: probe.Num(v), Max: probe.Num(v), Samples: 1}
