@@ -26,5 +26,9 @@ func Against(w io.Writer, dir string, c model.Cluster, produced float64, ag []mo
 	tw.Flush()
 	fmt.Fprintf(w, "\nlargest error %.1f%% with the balanced assignment the model assumes, %.1f%% with each broker's measured leader share\n",
 		100*maxErr, 100*maxCorr)
+	if c.LinkOverhead > 0 {
+		fmt.Fprintf(w, "the emulated links carried %s more than these record bytes (headers, acknowledgements, requests): plimsoll model --link-overhead %s\n",
+			units.Percent(c.LinkOverhead), units.Sig(c.LinkOverhead, 3))
+	}
 	return nil
 }

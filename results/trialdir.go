@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/plimsoll/plimsoll/probe"
+	"github.com/plimsoll/plimsoll/use"
 )
 
 // Files of a trial directory.
@@ -78,6 +79,11 @@ func LoadTrialDir(dir string) (*Trial, error) {
 		t.Series = &s
 		if len(t.Traffic) == 0 { // written before the record kept the brokers' traffic
 			t.Traffic = t.BrokerTraffic()
+		}
+		if t.LinkOverhead == nil { // written before the record kept it
+			if o, ok := use.LinkOverhead(t.MeasuredWindow()); ok {
+				t.LinkOverhead = &o
+			}
 		}
 	}
 	return t, nil

@@ -20,6 +20,8 @@ type againstReport struct {
 	PerBroker          []model.Agreement `json:"per_broker"`
 	MaxError           float64           `json:"max_error"`
 	MaxCorrectedError  float64           `json:"max_corrected_error"`
+	// LinkOverhead is what the emulated links carried beyond the record bytes, per record byte.
+	LinkOverhead *float64 `json:"link_overhead,omitempty"`
 }
 
 func runAgainst(cmd *cobra.Command, dir string, asJSON bool) error {
@@ -33,12 +35,15 @@ func runAgainst(cmd *cobra.Command, dir string, asJSON bool) error {
 	}
 	c := trial.ModelCluster(res)
 	c.Brokers = len(measured)
+	if res.LinkOverhead != nil {
+		c.LinkOverhead = *res.LinkOverhead
+	}
 	ag, t, err := model.Against(c, measured)
 	if err != nil {
 		return usageErr(err)
 	}
 	rep := againstReport{Dir: dir, Brokers: c.Brokers, ReplicationFactor: c.ReplicationFactor, ConsumerGroups: c.ConsumerGroups,
-		ProduceBytesPerSec: t, PerBroker: ag}
+		ProduceBytesPerSec: t, PerBroker: ag, LinkOverhead: res.LinkOverhead}
 	rep.MaxError, rep.MaxCorrectedError = model.MaxErrors(ag)
 	w := cmd.OutOrStdout()
 	if asJSON {
