@@ -116,11 +116,14 @@ func (r *runner) fill(res *Result, col *collector, prods []*producer, groups []*
 	}
 }
 
-// fillRates computes the window's rates over the messages intended inside it: those sent,
-// acknowledged and consumed (res.Counts, filled first) over the window's length, whenever
-// they were acknowledged or consumed. A message intended before the window and acknowledged in
-// it (a backlog from the warm-up) counts in no rate, so a generator on schedule cannot read as
-// faster than its target. The timeline's rates, second by second, count by arrival instead.
+// fillRates computes the window's rates. The sent rate counts the messages intended inside the
+// window (res.Counts, filled first). The produced and consumed rates are each the lesser of two
+// counts over the window's length: the messages intended inside it that were acknowledged
+// (consumed) at any time, and the acknowledgements (consumptions) that arrived inside it,
+// whatever their messages' intended time. The first keeps a backlog from the warm-up, arriving
+// in the window, from reading as faster than the target; the second keeps a cluster that falls
+// behind, its backlog acknowledged only in the drain, from reading as keeping up. The
+// timeline's rates, second by second, count by arrival.
 func (r *runner) fillRates(res *Result, st *execState) {
 	secs := float64(st.windowEnd-st.windowStart) / 1e9
 	per := func(n int64) float64 {
@@ -129,11 +132,15 @@ func (r *runner) fillRates(res *Result, st *execState) {
 		}
 		return float64(n) / secs
 	}
+	if arrivalSecs := float64(st.endK.t-st.startK.t) / 1e9; arrivalSecs > 0 {
+		res.Arrived = ArrivedRates{AckedMsgsPerSec: float64(st.endK.acked-st.startK.acked) / arrivalSecs,
+			ConsumedMsgsPerSec: float64(st.endK.consumed-st.startK.consumed) / arrivalSecs}
+	}
 	res.TargetMsgsPerSec = r.spec.Rate
 	res.SentMsgsPerSec = per(res.Counts.Sent)
-	res.ProducedMsgsPerSec = per(res.Counts.Acked)
+	res.ProducedMsgsPerSec = math.Min(per(res.Counts.Acked), res.Arrived.AckedMsgsPerSec)
 	res.ProducedBytesPerSec = res.ProducedMsgsPerSec * float64(r.payloads.size)
-	res.ConsumedMsgsPerSec = per(res.Counts.Consumed)
+	res.ConsumedMsgsPerSec = math.Min(per(res.Counts.Consumed), res.Arrived.ConsumedMsgsPerSec)
 	res.ConsumedBytesPerSec = res.ConsumedMsgsPerSec * float64(r.payloads.size)
 }
 

@@ -103,3 +103,53 @@ func TestRatesCountMessagesIntendedInTheWindow(t *testing.T) {
 			res.ProducedMsgsPerSec, res.ProducedBytesPerSec, res.SentMsgsPerSec, res.TargetMsgsPerSec)
 	}
 }
+
+// TestRatesCountArrivalsInTheWindow: a cluster that falls behind acknowledges half the window's
+// messages in it and the rest only during the drain. Counted by intended time alone, every
+// message was acknowledged and the rate read as the target; the acknowledgements that arrived
+// in the window say the cluster kept up with half of it.
+func TestRatesCountArrivalsInTheWindow(t *testing.T) {
+	const sec = int64(time.Second)
+	p := testProducer(t, 4096) // 1000 msgs/s of 100 B from time 0
+	clk := p.run.clock.(*fakeClock)
+	p.run.measureStart.Store(sec)
+	p.run.measureEnd.Store(2 * sec)
+	r := &runner{spec: workload.Spec{Rate: 1000}, payloads: p.payloads}
+	x := &execution{run: p.run, c: &clients{prods: []*producer{p}},
+		col: newCollector(p.run, []*producer{p}, nil, nil, p.payloads.size, 1000, 0)}
+	st := &execState{phase: PhaseMeasure, drainedAt: -1}
+	clk.now = sec
+	if err := r.advance(x, st, clk.now); err != nil || st.startK.t != sec {
+		t.Fatalf("the window did not start at 1 s: %v", err)
+	}
+	var late []*kgo.Record
+	for i := uint64(1000); i < 2000; i += 100 {
+		clk.now = p.pacer.Intended(i + 99)
+		recs := sendBatch(p, i, 100, clk.now)
+		if i%200 == 0 {
+			for _, rec := range recs {
+				p.onDone(rec, nil)
+			}
+		} else {
+			late = append(late, recs...)
+		}
+	}
+	clk.now = 2 * sec
+	if err := r.advance(x, st, clk.now); err != nil || st.phase != PhaseDrain {
+		t.Fatalf("the window did not end at 2 s: %v, phase %s", err, st.phase)
+	}
+	clk.now = 3 * sec // the drain: the rest arrives
+	for _, rec := range late {
+		p.onDone(rec, nil)
+	}
+	res := &Result{}
+	res.Counts, res.ExcludedCounts = producerCounts(x.c.prods)
+	r.fillRates(res, st)
+	if res.Counts.Acked != 1000 || res.SentMsgsPerSec != 1000 {
+		t.Fatalf("acked %d, sent %v msgs/s; want all 1000 of the window's messages", res.Counts.Acked, res.SentMsgsPerSec)
+	}
+	if res.Arrived.AckedMsgsPerSec != 500 || res.ProducedMsgsPerSec != 500 || res.ProducedBytesPerSec != 50_000 {
+		t.Errorf("produced %v msgs/s (%v B/s), arrivals %+v; want the 500 msgs/s acknowledged inside the window",
+			res.ProducedMsgsPerSec, res.ProducedBytesPerSec, res.Arrived)
+	}
+}

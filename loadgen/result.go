@@ -20,16 +20,23 @@ type Result struct {
 	Config Config `json:"config"`
 	Window Window `json:"window"`
 
-	// The rates count the messages intended inside the window (Counts), over the window's
-	// length, whenever they were sent, acknowledged or consumed: a backlog from the warm-up
-	// acknowledged in the window is not in them, so on schedule none exceeds the target. The
-	// timeline's rates count by arrival, second by second.
+	// The sent rate counts the messages intended inside the window (Counts.Sent) over its
+	// length. The produced and consumed rates are each the lesser of two rates: the messages
+	// intended inside the window that were acknowledged (consumed) at any time, over its length,
+	// and the acknowledgements (consumptions) that arrived inside it, whatever their messages'
+	// intended time (ArrivedMsgsPerSec). A backlog from the warm-up acknowledged in the window
+	// cannot make them exceed the target, and a cluster that falls behind, its backlog
+	// acknowledged only during the drain, cannot read as keeping up. The timeline's rates count
+	// by arrival, second by second.
 	TargetMsgsPerSec    float64 `json:"target_msgs_per_sec"`    // the spec's rate; 0 = as fast as possible
 	SentMsgsPerSec      float64 `json:"sent_msgs_per_sec"`      // Counts.Sent per second of the window
-	ProducedMsgsPerSec  float64 `json:"produced_msgs_per_sec"`  // Counts.Acked per second of the window
+	ProducedMsgsPerSec  float64 `json:"produced_msgs_per_sec"`  // the lesser of Counts.Acked and the arrivals, per second
 	ProducedBytesPerSec float64 `json:"produced_bytes_per_sec"` // their message value bytes
-	ConsumedMsgsPerSec  float64 `json:"consumed_msgs_per_sec"`  // Counts.Consumed (summed over groups) per second
+	ConsumedMsgsPerSec  float64 `json:"consumed_msgs_per_sec"`  // likewise for consumption (summed over groups)
 	ConsumedBytesPerSec float64 `json:"consumed_bytes_per_sec"`
+	// Arrived are the acknowledgements and consumptions that arrived inside the window, per
+	// second of it, whatever their messages' intended time.
+	Arrived ArrivedRates `json:"arrived"`
 
 	Counts         Counts         `json:"counts"`          // messages intended inside the window
 	ExcludedCounts Counts         `json:"excluded_counts"` // messages of warm-up and backlog building
@@ -88,6 +95,12 @@ type Window struct {
 	// DrainComplete: every group consumed every acknowledged message, or read to the end of
 	// every partition, before the drain timeout.
 	DrainComplete bool `json:"drain_complete"`
+}
+
+// ArrivedRates are the window's acknowledgements and consumptions by arrival, per second.
+type ArrivedRates struct {
+	AckedMsgsPerSec    float64 `json:"acked_msgs_per_sec"`
+	ConsumedMsgsPerSec float64 `json:"consumed_msgs_per_sec"`
 }
 
 // Counts are message counts. Consumer-side counts are summed over the groups.
