@@ -54,7 +54,7 @@ func ResolveProducer(props Props, messageBytes, keyBytes int) (*Producer, error)
 	rec, err := resolveWith(RoleProducer, props, func(r *resolved) {
 		produceAcks(r, p)
 		produceInFlight(r, p)
-		produceBatches(r, p, messageBytes)
+		produceBatches(r, p)
 		produceCompression(r, p)
 		produceTimeouts(r, p)
 		produceBuffer(r, p)
@@ -122,12 +122,12 @@ const recordFraming = 61 + 21
 // produceBatches applies plimsoll's batch.size rule (BatchSize) and fits one record in a batch:
 // Kafka's batch.size is a target and a larger record gets a batch of its own, but franz-go's
 // ProducerBatchMaxBytes is a hard cap.
-func produceBatches(r *resolved, p *Producer, messageBytes int) {
-	batch := r.batchSize(messageBytes)
+func produceBatches(r *resolved, p *Producer) {
+	batch := r.batchSize()
 	if !r.set["batch.size"] {
 		r.vals["batch.size"] = strconv.Itoa(batch)
 		if batch != DefaultBatchSize {
-			r.note("batch.size=%d: derived for %d-byte messages, to hold at least %d of them within %d bytes and max.request.size (Kafka's default is %d); set batch.size to choose", batch, messageBytes, MinBatchMessages, MaxDerivedBatchSize, DefaultBatchSize)
+			r.note("batch.size=%d: Kafka's default %d lowered to max.request.size; set batch.size to choose", batch, DefaultBatchSize)
 		}
 	}
 	eff := max(batch, p.RecordBytes+recordFraming, 512)

@@ -22,8 +22,7 @@ func props(kv map[string]string) Props {
 }
 
 // TestDefaultPropsGolden pins what a run records when the user sets nothing (1 KiB messages,
-// no keys): Kafka 4.x's defaults, plimsoll's derived batch.size, and how each was translated
-// for franz-go.
+// no keys): Kafka 4.x's defaults and how each was translated for franz-go.
 func TestDefaultPropsGolden(t *testing.T) {
 	c, err := Resolve(Input{MessageBytes: 1024})
 	if err != nil {
@@ -231,18 +230,19 @@ func TestJavaBackoff(t *testing.T) {
 }
 
 // TestBatchSize is plimsoll's batch.size rule, the same for run and for every trial of limit:
-// the user's value, else Kafka's 16384 raised to hold 16 messages, at most 1 MB; the record
-// shows the value used, and lists batch.size as the user's only when it is.
+// the user's value, else Kafka's 16384 whatever the message size (kept within a lowered
+// max.request.size); the record shows the value used, and lists batch.size as the user's only
+// when it is.
 func TestBatchSize(t *testing.T) {
 	cases := []struct {
 		size      int
 		set, want string
 		isSet     bool
 	}{
-		{size: 100, want: "16384"},                               // Kafka's default holds 16 already
-		{size: 1000, want: "17024"},                              // 16 x 1064
-		{size: 10000, want: "161024"},                            // 16 x 10064
-		{size: 1000000, want: "1000000"},                         // capped at 1 MB
+		{size: 100, want: "16384"},
+		{size: 1000, want: "16384"},
+		{size: 10000, want: "16384"},                             // one message a batch, as Kafka's producer sends it
+		{size: 1000000, want: "16384"},                           // a record above batch.size gets a batch of its own
 		{size: 10000, set: "32768", want: "32768", isSet: true},  // the workload's own wins
 		{size: 100000, set: "16384", want: "16384", isSet: true}, // even Kafka's default, set explicitly
 	}
@@ -251,8 +251,8 @@ func TestBatchSize(t *testing.T) {
 		if c.set != "" {
 			_ = p.Set("batch.size", c.set)
 		}
-		if got := BatchSize(p, c.size); got != mustAtoi(c.want) {
-			t.Errorf("BatchSize(%d, set %q) = %d, want %s", c.size, c.set, got, c.want)
+		if got := BatchSize(p); got != mustAtoi(c.want) {
+			t.Errorf("BatchSize(set %q) = %d, want %s", c.set, got, c.want)
 		}
 		prod, err := ResolveProducer(p, c.size, 0)
 		if err != nil {
@@ -263,13 +263,13 @@ func TestBatchSize(t *testing.T) {
 			t.Errorf("size %d (set %q): recorded batch.size = %q (user's: %v), want %q (%v)", c.size, c.set, got, set, c.want, c.isSet)
 		}
 	}
-	// A max.request.size the user lowered bounds the derived value, so it cannot conflict.
-	p := props(map[string]string{"max.request.size": "100000"})
-	if got := BatchSize(p, 10000); got != 100000 {
-		t.Errorf("derived batch.size under max.request.size 100000 = %d", got)
+	// A max.request.size the user lowered bounds the default, so it cannot conflict.
+	p := props(map[string]string{"max.request.size": "10000"})
+	if got := BatchSize(p); got != 10000 {
+		t.Errorf("batch.size under max.request.size 10000 = %d", got)
 	}
-	if _, err := ResolveProducer(p, 10000, 0); err != nil {
-		t.Errorf("a derived batch.size conflicts: %v", err)
+	if _, err := ResolveProducer(p, 1000, 0); err != nil {
+		t.Errorf("the default batch.size conflicts: %v", err)
 	}
 }
 

@@ -47,7 +47,7 @@ func modelCluster(cfg results.Config) model.Cluster {
 }
 
 func modelMessage(spec workload.Spec, size int) model.Message {
-	m := model.Message{PayloadBytes: size, BatchSize: kafkaprops.BatchSize(spec.EffectiveProducerProps(), size)}
+	m := model.Message{PayloadBytes: size, BatchSize: kafkaprops.BatchSize(spec.EffectiveProducerProps())}
 	if spec.Keys != workload.KeysNone {
 		m.KeyBytes = keyBytes(spec.KeyCount)
 	}
