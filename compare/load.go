@@ -1,0 +1,102 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/plimsoll/plimsoll/results"
+)
+
+// Kind is what a side holds: runs or limit searches.
+type Kind string
+
+// The kinds of result compare reads.
+const (
+	KindRun    Kind = "run"    // a `plimsoll run --out` directory: result.json
+	KindSearch Kind = "search" // a limit search: its directory with results.jsonl, or the file
+)
+
+// SearchFile is the results file of a limit search in its directory.
+const SearchFile = "results.jsonl"
+
+// Errors Load returns, wrapped with the location.
+var (
+	ErrMissing  = errors.New("no such file or directory")
+	ErrNotKnown = errors.New("neither a run (result.json) nor a limit search (results.jsonl)")
+	ErrMixed    = errors.New("runs and limit searches mixed")
+)
+
+// Side is one side of a comparison: its repetitions, all runs or all searches.
+type Side struct {
+	Locations []string // as given
+	Kind      Kind
+	Runs      []*results.Trial      // KindRun
+	Searches  []*results.SearchFile // KindSearch
+}
+
+// Reps is the number of repetitions the side holds.
+func (s Side) Reps() int { return len(s.Locations) }
+
+// Load reads one side: each location is a run's directory, a search's directory or a search's
+// results file. Every location must be of the same kind.
+func Load(locations []string) (Side, error) {
+	var s Side
+	if len(locations) == 0 {
+		return s, errors.New("no result location given")
+	}
+	for _, loc := range locations {
+		k, err := s.add(loc)
+		if err != nil {
+			return Side{}, err
+		}
+		if s.Kind != "" && k != s.Kind {
+			return Side{}, fmt.Errorf("%s is a %s, %s a %s: %w", loc, k, locations[0], s.Kind, ErrMixed)
+		}
+		s.Kind = k
+		s.Locations = append(s.Locations, loc)
+	}
+	return s, nil
+}
+
+// add loads one location and reports its kind.
+func (s *Side) add(loc string) (Kind, error) {
+	fi, err := os.Stat(loc)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("%s: %w", loc, ErrMissing)
+		}
+		return "", err
+	}
+	search := loc
+	if fi.IsDir() {
+		if exists(filepath.Join(loc, results.ResultFile)) {
+			t, err := results.LoadTrialDir(loc)
+			if err != nil {
+				return "", err
+			}
+			s.Runs = append(s.Runs, t)
+			return KindRun, nil
+		}
+		search = filepath.Join(loc, SearchFile)
+		if !exists(search) {
+			return "", fmt.Errorf("%s: %w", loc, ErrNotKnown)
+		}
+	}
+	sf, err := results.LoadSearch(search)
+	if errors.Is(err, results.ErrNoSearch) {
+		return "", fmt.Errorf("%s: %w", loc, ErrNotKnown)
+	}
+	if err != nil {
+		return "", err
+	}
+	s.Searches = append(s.Searches, sf)
+	return KindSearch, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
