@@ -70,7 +70,7 @@ func Compare(a, b Side, o Options) (*Comparison, error) {
 		return nil, err
 	}
 	if a.Kind != b.Kind {
-		return nil, fmt.Errorf("%w: A holds %ss, B %ss; compare runs with runs and searches with searches", ErrKinds, a.Kind, b.Kind)
+		return nil, fmt.Errorf("%w: A holds %s, B %s; compare runs with runs and limit searches with limit searches", ErrKinds, a.Kind.plural(), b.Kind.plural())
 	}
 	c := &Comparison{Kind: a.Kind, A: a.Locations, B: b.Locations, Alpha: o.Alpha, Threshold: o.Threshold}
 	if d := Differences(a, b); len(d) > 0 {

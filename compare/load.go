@@ -19,6 +19,13 @@ const (
 	KindSearch Kind = "search" // a limit search: its directory with results.jsonl, or the file
 )
 
+func (k Kind) plural() string {
+	if k == KindSearch {
+		return "limit searches"
+	}
+	return "runs"
+}
+
 // SearchFile is the results file of a limit search in its directory.
 const SearchFile = "results.jsonl"
 

@@ -59,7 +59,7 @@ func Compare(w io.Writer, c *compare.Comparison) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	fmt.Fprintln(w, "\nwhat moved:")
+	fmt.Fprintln(w, "\ncause:")
 	for _, l := range lines {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
@@ -136,14 +136,16 @@ func pCell(f compare.Figure) string {
 }
 
 // compareSummary states the overall verdict and its rule, the other figures that moved, and
-// how many repetitions a test needs when there were too few.
+// the caveats of the samples: too few to test, or one run's seconds standing in for
+// repetitions.
 func compareSummary(c *compare.Comparison) string {
 	var throughput, others []string
-	needed := 0
+	needed, seconds := 0, false
 	for _, f := range c.Figures {
 		if f.Throughput && f.Needed > 0 {
 			needed = f.Needed
 		}
+		seconds = seconds || f.Basis == compare.BasisSeconds
 		if f.Verdict == compare.Same {
 			continue
 		}
@@ -162,11 +164,15 @@ func compareSummary(c *compare.Comparison) string {
 		fmt.Fprintf(&b, "verdict: B is %s than A: %s (%s)", c.Verdict, strings.Join(throughput, ", "), rule)
 	}
 	if len(others) > 0 {
-		fmt.Fprintf(&b, "\nalso: %s", strings.Join(others, "; "))
+		fmt.Fprintf(&b, "\nother figures that differ: %s", strings.Join(others, "; "))
 	}
 	if needed > 0 {
 		fmt.Fprintf(&b, "\ntoo few samples to tell: with %s the U test cannot reach p < %s; give at least %d repetitions a side",
 			howMany(c), units.Short(c.Alpha), needed)
+	}
+	if seconds {
+		fmt.Fprintf(&b, "\n(seconds): tested over the seconds of a single run a side, which are not independent, so those p-values overstate the evidence; %d repetitions a side test soundly",
+			compare.Needed(c.Alpha))
 	}
 	return b.String()
 }
