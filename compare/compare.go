@@ -23,7 +23,8 @@ type Comparison struct {
 	Cause     Cause    `json:"cause"`
 	// Verdict is the overall verdict: Slower when any throughput figure (a rate or a limit) is
 	// significantly and practically worse; else Faster when any is significantly and
-	// practically better; else Same.
+	// practically better; else Same. A client-bound limit is left out: its safe rate is only
+	// a lower bound.
 	Verdict Word `json:"verdict"`
 	// Differences are the workload differences --force let through.
 	Differences []Difference `json:"workload_differences,omitempty"`
@@ -34,6 +35,9 @@ type Cause struct {
 	// Moves are the USE resources whose utilisation rose by at least MinMove points, most
 	// first: B − A is how much closer each came to its limit.
 	Moves []Move `json:"use_moves,omitempty"`
+	// Bottlenecks are, for limit searches, the limits whose bottleneck (the resource that gave
+	// out at the unsafe rate) differs between the sides.
+	Bottlenecks []Bottleneck `json:"bottlenecks,omitempty"`
 	// Evidence are the figures of cost (CPU and bytes per message, utilisation left out) whose
 	// change reached the threshold, whatever their significance.
 	Evidence []Figure `json:"evidence,omitempty"`
@@ -49,6 +53,15 @@ type Move struct {
 	Points   float64 `json:"points"` // B − A
 }
 
+// Bottleneck is one limit of one message size whose bottlenecks differ: the distinct ones each
+// side's searches named.
+type Bottleneck struct {
+	Size  int      `json:"size"`
+	Limit string   `json:"limit"` // results.LimitCeiling or results.LimitSLO
+	A     []string `json:"a"`
+	B     []string `json:"b"`
+}
+
 // MinMove is the smallest rise of utilisation, in percentage points, that Cause lists.
 const MinMove = 1.0
 
@@ -57,7 +70,7 @@ func (o Options) Check() error {
 	if !(o.Alpha > 0 && o.Alpha < 1) {
 		return fmt.Errorf("--alpha %v: the significance level must be between 0 and 1 (exclusive), e.g. 0.05", o.Alpha)
 	}
-	if !(o.Threshold >= 0 && o.Threshold < 10) || math.IsNaN(o.Threshold) {
+	if !(o.Threshold >= 0) {
 		return fmt.Errorf("--threshold %v: the practical threshold is a fraction of A, at least 0, e.g. 0.05 for 5%%", o.Threshold)
 	}
 	return nil
@@ -83,7 +96,7 @@ func Compare(a, b Side, o Options) (*Comparison, error) {
 		c.Figures = runFigures(a.Runs, b.Runs, o)
 		c.Cause.Moves = moves(a.Runs, b.Runs)
 	} else {
-		c.Figures = searchFigures(a.Searches, b.Searches, o)
+		c.Figures, c.Cause.Bottlenecks = searchFigures(a.Searches, b.Searches, o)
 	}
 	for _, f := range c.Figures {
 		if f.Unit != UnitPct && !f.Speed && f.Change != nil && math.Abs(*f.Change) >= o.Threshold {
@@ -98,7 +111,7 @@ func Compare(a, b Side, o Options) (*Comparison, error) {
 func overall(figs []Figure) Word {
 	v := Same
 	for _, f := range figs {
-		if !f.Throughput {
+		if !f.Throughput || f.ClientBound {
 			continue
 		}
 		switch f.Verdict {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/plimsoll/plimsoll/results"
@@ -182,6 +183,40 @@ func TestSearches(t *testing.T) {
 	}
 	if f := one.Figures[1]; f.Basis != BasisNone || f.Needed != 4 || f.Verdict != Same || f.P != nil {
 		t.Errorf("one search a side: %+v, want no test, 4 needed", f)
+	}
+}
+
+// TestSearchCause: the bottleneck that changed is the cause; a client-bound limit keeps its
+// figure's verdict but not the overall one.
+func TestSearchCause(t *testing.T) {
+	dir := t.TempDir()
+	var a, b []string
+	for i := range 4 {
+		r := 20000 + float64(i)*10
+		a = append(a, writeBoundaries(t, filepath.Join(dir, "a", string(rune('0'+i))), []results.Boundary{
+			{Size: 1024, Ceiling: results.Limit{SafeRate: r, UnsafeRate: r * 1.05, Bottleneck: "broker 1 network in"}}}))
+		b = append(b, writeBoundaries(t, filepath.Join(dir, "b", string(rune('0'+i))), []results.Boundary{
+			{Size: 1024, Ceiling: results.Limit{SafeRate: r * 0.8, UnsafeRate: r * 0.85, Bottleneck: "client", ClientBound: i == 0}}}))
+	}
+	sa, err := Load(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Compare(sa, sb, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := c.Figures[0]
+	if f.Verdict != Slower || !f.ClientBound || c.Verdict != Same {
+		t.Errorf("figure %q client-bound %v, overall %q: want slower, client-bound, no overall difference", f.Verdict, f.ClientBound, c.Verdict)
+	}
+	want := Bottleneck{Size: 1024, Limit: results.LimitCeiling, A: []string{"broker 1 network in"}, B: []string{"client"}}
+	if len(c.Cause.Bottlenecks) != 1 || !reflect.DeepEqual(c.Cause.Bottlenecks[0], want) {
+		t.Errorf("bottlenecks %+v, want %+v", c.Cause.Bottlenecks, want)
 	}
 }
 

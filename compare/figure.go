@@ -53,9 +53,13 @@ type Figure struct {
 	// Speed: the verdict is faster or slower (else better or worse).
 	Speed bool `json:"speed"`
 	// Throughput: a rate or limit; the overall verdict rests on these.
-	Throughput bool    `json:"throughput"`
-	A          float64 `json:"a"`
-	B          float64 `json:"b"`
+	Throughput bool `json:"throughput"`
+	// ClientBound: a search of either side found the load generator, not the cluster, the
+	// limit at this size, so that side's safe rate is only a lower bound of the limit. The
+	// overall verdict leaves such a figure out.
+	ClientBound bool    `json:"client_bound,omitempty"`
+	A           float64 `json:"a"`
+	B           float64 `json:"b"`
 	// Change is B/A − 1; nil when A is 0.
 	Change *float64 `json:"change,omitempty"`
 	// CI is the confidence interval of the change at level 1 − alpha; nil when the samples

@@ -100,25 +100,34 @@ func writeRuns(t *testing.T, dir string, ts []*results.Trial) []string {
 	return out
 }
 
-// writeSearch writes a limit search's results.jsonl with one boundary per size.
+// writeSearch writes a limit search's results.jsonl with one boundary per size, its ceiling
+// at the rate given.
 func writeSearch(t *testing.T, dir string, rates map[int]float64) string {
 	t.Helper()
-	path := filepath.Join(dir, SearchFile)
-	w, err := results.Open(path)
+	var bs []results.Boundary
+	for s, r := range rates {
+		bs = append(bs, results.Boundary{Size: s, Ceiling: results.Limit{SafeRate: r, UnsafeRate: r * 1.1}})
+	}
+	slices.SortFunc(bs, func(x, y results.Boundary) int { return x.Size - y.Size })
+	return writeBoundaries(t, dir, bs)
+}
+
+// writeBoundaries writes a limit search's results.jsonl with these boundaries.
+func writeBoundaries(t *testing.T, dir string, bs []results.Boundary) string {
+	t.Helper()
+	w, err := results.Open(filepath.Join(dir, SearchFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
 	var sizes []int
-	for s := range rates {
-		sizes = append(sizes, s)
+	for _, b := range bs {
+		sizes = append(sizes, b.Size)
 	}
-	slices.Sort(sizes)
 	if err := w.Append(results.KindSearch, "", results.Search{Sizes: sizes}); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range sizes {
-		b := results.Boundary{Size: s, Ceiling: results.Limit{SafeRate: rates[s], UnsafeRate: rates[s] * 1.1}}
+	for _, b := range bs {
 		if err := w.Append(results.KindBoundary, "", b); err != nil {
 			t.Fatal(err)
 		}

@@ -6,35 +6,48 @@ import (
 	"github.com/plimsoll/plimsoll/results"
 )
 
+// limitOf picks one limit of a boundary; ok false when the boundary has none.
+type limitOf func(results.Boundary) (results.Limit, bool)
+
+// searchLimits are the limits a search finds per size: the ceiling and, when searched, the SLO
+// limit.
+var searchLimits = []struct {
+	name, limit string
+	get         limitOf
+}{
+	{"ceiling safe rate", results.LimitCeiling, func(p results.Boundary) (results.Limit, bool) { return p.Ceiling, true }},
+	{"SLO safe rate", results.LimitSLO, func(p results.Boundary) (results.Limit, bool) {
+		if p.SLO == nil {
+			return results.Limit{}, false
+		}
+		return *p.SLO, true
+	}},
+}
+
 // searchFigures compares two sides of limit searches: for each message size both searched,
-// the ceiling's safe rate and, when both searched it, the SLO limit's safe rate. A search has
-// one value per size, so only repetitions (several searches a side) can be tested.
-func searchFigures(a, b []*results.SearchFile, o Options) []Figure {
-	var out []Figure
+// the ceiling's safe rate and, when both searched it, the SLO limit's safe rate; and, as the
+// cause, the bottlenecks that differ. A search has one value per size, so only repetitions
+// (several searches a side) can be tested.
+func searchFigures(a, b []*results.SearchFile, o Options) ([]Figure, []Bottleneck) {
+	var figs []Figure
+	var necks []Bottleneck
 	for _, size := range searchSizes(a, b) {
-		for _, l := range []struct {
-			name string
-			get  func(results.Boundary) (float64, bool)
-		}{
-			{"ceiling safe rate", func(p results.Boundary) (float64, bool) { return p.Ceiling.SafeRate, p.Ceiling.SafeRate > 0 }},
-			{"SLO safe rate", func(p results.Boundary) (float64, bool) {
-				if p.SLO == nil {
-					return 0, false
-				}
-				return p.SLO.SafeRate, p.SLO.SafeRate > 0
-			}},
-		} {
-			sa, sb := safeRates(a, size, l.get), safeRates(b, size, l.get)
+		for _, l := range searchLimits {
+			la, lb := limits(a, size, l.get), limits(b, size, l.get)
+			sa, sb := safeRates(la), safeRates(lb)
 			if len(sa.reps) == 0 || len(sb.reps) == 0 {
 				continue
 			}
 			f := Figure{Name: l.name, Size: size, Unit: UnitMsgsPerSec, HigherIsBetter: true, Speed: true, Throughput: true,
-				A: median(sa.reps), B: median(sb.reps)}
+				A: median(sa.reps), B: median(sb.reps), ClientBound: clientBound(la) || clientBound(lb)}
 			f.judge(sa, sb, o)
-			out = append(out, f)
+			figs = append(figs, f)
+			if na, nb := bottlenecks(la), bottlenecks(lb); !slices.Equal(na, nb) {
+				necks = append(necks, Bottleneck{Size: size, Limit: l.limit, A: na, B: nb})
+			}
 		}
 	}
-	return out
+	return figs, necks
 }
 
 // searchSizes are the message sizes with a boundary on both sides, ascending.
@@ -59,15 +72,39 @@ func searchSizes(a, b []*results.SearchFile) []int {
 	return out
 }
 
-// safeRates are a limit's safe rate at size in each search that found one.
-func safeRates(side []*results.SearchFile, size int, get func(results.Boundary) (float64, bool)) samples {
-	var s samples
+// limits are one limit at size in each search of a side that has it with a safe rate.
+func limits(side []*results.SearchFile, size int, get limitOf) []results.Limit {
+	var out []results.Limit
 	for _, sf := range side {
 		for _, p := range sf.Points {
-			if v, ok := get(p); ok && p.Size == size {
-				s.reps = append(s.reps, v)
+			if l, ok := get(p); ok && p.Size == size && l.SafeRate > 0 {
+				out = append(out, l)
 			}
 		}
 	}
+	return out
+}
+
+func safeRates(ls []results.Limit) samples {
+	var s samples
+	for _, l := range ls {
+		s.reps = append(s.reps, l.SafeRate)
+	}
 	return s
+}
+
+func clientBound(ls []results.Limit) bool {
+	return slices.ContainsFunc(ls, func(l results.Limit) bool { return l.ClientBound })
+}
+
+// bottlenecks are the distinct bottlenecks the limits named, sorted.
+func bottlenecks(ls []results.Limit) []string {
+	var out []string
+	for _, l := range ls {
+		if l.Bottleneck != "" && !slices.Contains(out, l.Bottleneck) {
+			out = append(out, l.Bottleneck)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/plimsoll/plimsoll/compare"
+	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/units"
 )
 
@@ -54,6 +56,9 @@ func Compare(w io.Writer, c *compare.Comparison) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if slices.ContainsFunc(c.Figures, func(f compare.Figure) bool { return f.ClientBound }) {
+		fmt.Fprintln(w, "* client-bound in a search: the load generator was the limit, so the safe rate is only a lower bound; left out of the verdict")
+	}
 	fmt.Fprintf(w, "\n%s\n", compareSummary(c))
 	lines := causeLines(c)
 	if len(lines) == 0 {
@@ -81,9 +86,11 @@ func orUnset(s string) string {
 	return s
 }
 
-// figureLabel names a figure: its name and what it is of.
+// figureLabel names a figure: its name and what it is of, starred when client-bound.
 func figureLabel(f compare.Figure) string {
 	switch {
+	case f.Size > 0 && f.ClientBound:
+		return f.Name + " " + units.Size(f.Size) + " *"
 	case f.Size > 0:
 		return f.Name + " " + units.Size(f.Size)
 	case f.Subject != "":
@@ -184,6 +191,14 @@ func causeLines(c *compare.Comparison) []string {
 	for _, m := range c.Cause.Moves {
 		out = append(out, fmt.Sprintf("%s %s: %s%% → %s%% (+%s points; %s)", m.Entity, m.Resource,
 			units.Short(m.A), units.Short(m.B), units.Short(m.Points), m.Metric))
+	}
+	for _, b := range c.Cause.Bottlenecks {
+		name := "ceiling"
+		if b.Limit == results.LimitSLO {
+			name = "SLO limit"
+		}
+		out = append(out, fmt.Sprintf("%s %s: bottleneck %s → %s", units.Size(b.Size), name,
+			orUnset(strings.Join(b.A, ", ")), orUnset(strings.Join(b.B, ", "))))
 	}
 	for _, f := range c.Cause.Evidence {
 		delta := ""

@@ -50,10 +50,13 @@ func oneSearchEach() *compare.Comparison {
 		return compare.Figure{Name: name, Size: size, Unit: compare.UnitMsgsPerSec, HigherIsBetter: true, Speed: true,
 			Throughput: true, A: a, B: b, Change: f64(b/a - 1), Basis: compare.BasisNone, Needed: 4, Verdict: compare.Same}
 	}
-	return &compare.Comparison{Kind: compare.KindSearch, A: []string{"limit-a"}, B: []string{"limit-b"}, Alpha: 0.05, Threshold: 0.05,
+	c := &compare.Comparison{Kind: compare.KindSearch, A: []string{"limit-a"}, B: []string{"limit-b"}, Alpha: 0.05, Threshold: 0.05,
 		Figures: []compare.Figure{lim("ceiling safe rate", 100, 52000, 51000), lim("SLO safe rate", 100, 40000, 30000),
 			lim("ceiling safe rate", 1024, 21000, 20500)},
+		Cause:   compare.Cause{Bottlenecks: []compare.Bottleneck{{Size: 100, Limit: "slo", A: []string{"broker 2 request handlers"}, B: []string{"broker 1 cpu", "broker 3 cpu"}}}},
 		Verdict: compare.Same}
+	c.Figures[2].ClientBound = true
+	return c
 }
 
 func TestCompareGolden(t *testing.T) {
