@@ -26,6 +26,9 @@ type Comparison struct {
 	// practically better; else Same. A client-bound limit is left out: its safe rate is only
 	// a lower bound.
 	Verdict Word `json:"verdict"`
+	// Notes are what weakens some repetitions' figures (interrupted, invalid, a torn results
+	// file), both sides'.
+	Notes []Note `json:"notes,omitempty"`
 	// Differences are the workload differences --force let through.
 	Differences []Difference `json:"workload_differences,omitempty"`
 }
@@ -85,7 +88,8 @@ func Compare(a, b Side, o Options) (*Comparison, error) {
 	if a.Kind != b.Kind {
 		return nil, fmt.Errorf("%w: A holds %s, B %s; compare runs with runs and limit searches with limit searches", ErrKinds, a.Kind.plural(), b.Kind.plural())
 	}
-	c := &Comparison{Kind: a.Kind, A: a.Locations, B: b.Locations, Alpha: o.Alpha, Threshold: o.Threshold}
+	c := &Comparison{Kind: a.Kind, A: a.Locations, B: b.Locations, Alpha: o.Alpha, Threshold: o.Threshold,
+		Notes: slices.Concat(a.Notes, b.Notes)}
 	if d := Differences(a, b); len(d) > 0 {
 		if !o.Force {
 			return nil, &WorkloadError{Diffs: d}

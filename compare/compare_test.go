@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/verdict"
 )
 
 func figure(t *testing.T, c *Comparison, name, subject string) Figure {
@@ -150,6 +151,25 @@ func TestLoadAndRefuse(t *testing.T) {
 	forced.Force = true
 	if c, err := Compare(a, b, forced); err != nil || len(c.Differences) != 1 {
 		t.Errorf("forced: %v, %+v", err, c)
+	}
+}
+
+func TestLoadNotes(t *testing.T) {
+	bad := run{speed: 1, seconds: 5, seed: 1}.trial()
+	bad.Interrupted = true
+	bad.Verdict = verdict.Verdict{State: verdict.Invalid, Reasons: []verdict.Reason{{Criterion: verdict.CritClientBound}}}
+	dirs := writeRuns(t, t.TempDir(), []*results.Trial{run{speed: 1, seconds: 5, seed: 2}.trial(), bad})
+	s, err := Load(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Note{{Location: dirs[1], What: NoteInterrupted}, {Location: dirs[1], What: NoteInvalid, Detail: verdict.CritClientBound}}
+	if !reflect.DeepEqual(s.Notes, want) {
+		t.Errorf("notes %+v, want %+v", s.Notes, want)
+	}
+	c, err := Compare(s, s, DefaultOptions)
+	if err != nil || len(c.Notes) != 4 {
+		t.Errorf("comparison notes %+v (%v), want both sides' two", c.Notes, err)
 	}
 }
 

@@ -9,6 +9,8 @@
 // the USE tables of the two sides are diffed to rank what moved closer to its limit. The rules
 // are in docs/compare.md.
 //
-// It is pure apart from reading results: it writes nothing and words nothing. Package report
-// renders a Comparison; the command maps its verdict to an exit code.
+// It is pure apart from reading results (through package results, after a stat that tells a
+// run's directory from a search's): it writes nothing and words nothing. What weakens a
+// repetition (interrupted, an invalid verdict, a torn results file) is a Note, not a sentence.
+// Package report renders a Comparison; the command maps its verdict to an exit code.
 package compare

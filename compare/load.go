@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/verdict"
 )
 
 // Kind is what a side holds: runs or limit searches.
@@ -42,7 +44,22 @@ type Side struct {
 	Kind      Kind
 	Runs      []*results.Trial      // KindRun
 	Searches  []*results.SearchFile // KindSearch
+	Notes     []Note                // what a reader should know of its repetitions
 }
+
+// Note is something about one repetition that weakens what its figures say.
+type Note struct {
+	Location string `json:"location"`
+	What     string `json:"what"`             // NoteInterrupted, NoteInvalid or NoteTornTail
+	Detail   string `json:"detail,omitempty"` // the verdict's state or the results file's warning
+}
+
+// The notes Load makes.
+const (
+	NoteInterrupted = "interrupted" // the run was interrupted before its window ended
+	NoteInvalid     = "invalid"     // the run's verdict was invalid: its figures may measure the load generator
+	NoteTornTail    = "torn-tail"   // the search's results file ended in a torn line, skipped
+)
 
 // Reps is the number of repetitions the side holds.
 func (s Side) Reps() int { return len(s.Locations) }
@@ -85,6 +102,7 @@ func (s *Side) add(loc string) (Kind, error) {
 				return "", err
 			}
 			s.Runs = append(s.Runs, t)
+			s.noteRun(loc, t)
 			return KindRun, nil
 		}
 		search = filepath.Join(loc, SearchFile)
@@ -100,7 +118,23 @@ func (s *Side) add(loc string) (Kind, error) {
 		return "", err
 	}
 	s.Searches = append(s.Searches, sf)
+	for _, w := range sf.Warnings {
+		s.Notes = append(s.Notes, Note{Location: loc, What: NoteTornTail, Detail: w.String()})
+	}
 	return KindSearch, nil
+}
+
+func (s *Side) noteRun(loc string, t *results.Trial) {
+	if t.Interrupted {
+		s.Notes = append(s.Notes, Note{Location: loc, What: NoteInterrupted})
+	}
+	if t.Verdict.State == verdict.Invalid {
+		var why []string
+		for _, r := range t.Verdict.Reasons {
+			why = append(why, r.Criterion)
+		}
+		s.Notes = append(s.Notes, Note{Location: loc, What: NoteInvalid, Detail: strings.Join(why, ", ")})
+	}
 }
 
 func exists(path string) bool {

@@ -40,6 +40,9 @@ func Compare(w io.Writer, c *compare.Comparison) error {
 	fmt.Fprintf(w, "A: %s: %s\nB: %s: %s\nalpha %s, practical threshold %s of A\n",
 		sideName(c.Kind, c.A), strings.Join(c.A, ", "), sideName(c.Kind, c.B), strings.Join(c.B, ", "),
 		units.Short(c.Alpha), units.Percent(c.Threshold))
+	for _, n := range c.Notes {
+		fmt.Fprintf(w, "note: %s\n", noteLine(n))
+	}
 	if len(c.Differences) > 0 {
 		fmt.Fprintln(w, "\nworkload differences, compared anyway (--force):")
 		for _, d := range c.Differences {
@@ -69,6 +72,19 @@ func Compare(w io.Writer, c *compare.Comparison) error {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
 	return nil
+}
+
+// noteLine words a note on one repetition.
+func noteLine(n compare.Note) string {
+	switch n.What {
+	case compare.NoteInterrupted:
+		return n.Location + ": the run was interrupted; its figures cover less than its window"
+	case compare.NoteInvalid:
+		return n.Location + ": the run's verdict was invalid (" + n.Detail + "): its figures may measure the load generator, not the cluster"
+	case compare.NoteTornTail:
+		return n.Location + ": " + n.Detail
+	}
+	return n.Location + ": " + n.What + " " + n.Detail
 }
 
 func sideName(k compare.Kind, locs []string) string {

@@ -40,6 +40,7 @@ func slowerRuns() *compare.Comparison {
 			Evidence: []compare.Figure{cpu, bytesPer},
 		},
 		Verdict:     compare.Slower,
+		Notes:       []compare.Note{{Location: "b/3", What: compare.NoteInvalid, Detail: "client-bound"}},
 		Differences: []compare.Difference{{Setting: "spec.producer-props.linger.ms", A: "5", B: "", Where: "A vs B"}},
 	}
 }
