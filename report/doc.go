@@ -1,4 +1,6 @@
-// Package report renders the results of a limit search for people: a self-contained HTML page
+// Package report renders what plimsoll measured for people. Besides the pieces of other
+// commands (runs, USE tables, the model, compare's table and its cause in compare.go), it
+// renders the results of a limit search: a self-contained HTML page
 // (index.html, with the charts drawn by gonum/plot as inline SVG, inline CSS, no JavaScript and
 // no reference to anything outside the file, so it opens offline), a PNG of the boundary chart
 // to paste elsewhere, and a plain-text rendering for the terminal.

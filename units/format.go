@@ -160,3 +160,24 @@ func Network(bps float64) string {
 	}
 	return FormatRate(bps) + " (" + FormatBits(bps) + ")"
 }
+
+// Change shows a relative change with its sign to one decimal: 0.1 -> "+10.0%", -0.0234 ->
+// "-2.3%", 0 -> "0.0%".
+func Change(f float64) string {
+	s := strconv.FormatFloat(math.Round(1000*f)/10, 'f', 1, 64)
+	switch {
+	case s == "0.0" || s == "-0.0":
+		return "0.0%"
+	case f > 0:
+		return "+" + s + "%"
+	}
+	return s + "%"
+}
+
+// P shows a p-value to two significant digits, and below 0.001 as "<0.001".
+func P(p float64) string {
+	if p < 0.001 {
+		return "<0.001"
+	}
+	return Sig(p, 2)
+}

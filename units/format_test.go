@@ -65,6 +65,14 @@ func TestFormatters(t *testing.T) {
 		{"pct", Pct(0.361), "36%"},
 		{"plural 1", Plural(1, "broker"), "1 broker"},
 		{"plural 3", Plural(3, "broker"), "3 brokers"},
+		{"change up", Change(0.1), "+10.0%"},
+		{"change down", Change(-0.0234), "-2.3%"},
+		{"change none", Change(0), "0.0%"},
+		{"change rounds to none", Change(-0.0001), "0.0%"},
+		{"p", P(0.2544), "0.25"},
+		{"p small", P(0.0079), "0.0079"},
+		{"p tiny", P(0.00001), "<0.001"},
+		{"p one", P(1), "1.0"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

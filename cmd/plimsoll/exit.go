@@ -10,6 +10,7 @@ const (
 	ExitUsage      = 2 // bad input: flags, files, values; nothing was changed
 	ExitOverloaded = 3 // the run finished but its verdict was "overloaded"
 	ExitInvalid    = 4 // the run finished but its verdict was "invalid" (e.g. client-bound)
+	ExitSlower     = 5 // compare found B significantly and practically slower than A
 )
 
 // cliError carries an exit code and an optional hint to main.

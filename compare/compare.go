@@ -1,0 +1,168 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/plimsoll/plimsoll/results"
+)
+
+// ErrKinds: one side holds runs, the other limit searches.
+var ErrKinds = errors.New("A and B are of different kinds")
+
+// Comparison is everything compare found: the figures, the cause and the verdict.
+type Comparison struct {
+	Kind      Kind     `json:"kind"`
+	A         []string `json:"a"` // each side's locations: its repetitions
+	B         []string `json:"b"`
+	Alpha     float64  `json:"alpha"`
+	Threshold float64  `json:"threshold"`
+	Figures   []Figure `json:"figures"`
+	Cause     Cause    `json:"cause"`
+	// Verdict is the overall verdict: Slower when any throughput figure (a rate or a limit) is
+	// significantly and practically worse; else Faster when any is significantly and
+	// practically better; else Same. A client-bound limit is left out: its safe rate is only
+	// a lower bound.
+	Verdict Word `json:"verdict"`
+	// Notes are what weakens some repetitions' figures (interrupted, invalid, a torn results
+	// file), both sides'.
+	Notes []Note `json:"notes,omitempty"`
+	// Differences are the workload differences --force let through.
+	Differences []Difference `json:"workload_differences,omitempty"`
+}
+
+// Cause is why B differs: what came closer to its limit, and the costs per message that moved.
+type Cause struct {
+	// Moves are the USE resources whose utilisation rose by at least MinMove points, most
+	// first: B − A is how much closer each came to its limit.
+	Moves []Move `json:"use_moves,omitempty"`
+	// Bottlenecks are, for limit searches, the limits whose bottleneck (the resource that gave
+	// out at the unsafe rate) differs between the sides.
+	Bottlenecks []Bottleneck `json:"bottlenecks,omitempty"`
+	// Evidence are the figures of cost (CPU and bytes per message, utilisation left out) whose
+	// change reached the threshold, whatever their significance.
+	Evidence []Figure `json:"evidence,omitempty"`
+}
+
+// Move is one USE resource's utilisation on each side: the mean of the repetitions' means, %.
+type Move struct {
+	Entity   string  `json:"entity"`
+	Resource string  `json:"resource"`
+	Metric   string  `json:"metric"` // how the utilisation is measured, e.g. "wire bytes in ÷ NIC"
+	A        float64 `json:"a"`
+	B        float64 `json:"b"`
+	Points   float64 `json:"points"` // B − A
+}
+
+// Bottleneck is one limit of one message size whose bottlenecks differ: the distinct ones each
+// side's searches named.
+type Bottleneck struct {
+	Size  int      `json:"size"`
+	Limit string   `json:"limit"` // results.LimitCeiling or results.LimitSLO
+	A     []string `json:"a"`
+	B     []string `json:"b"`
+}
+
+// MinMove is the smallest rise of utilisation, in percentage points, that Cause lists.
+const MinMove = 1.0
+
+// Check validates the options, naming the flag and the fix.
+func (o Options) Check() error {
+	if !(o.Alpha > 0 && o.Alpha < 1) {
+		return fmt.Errorf("--alpha %v: the significance level must be between 0 and 1 (exclusive), e.g. 0.05", o.Alpha)
+	}
+	if !(o.Threshold >= 0) {
+		return fmt.Errorf("--threshold %v: the practical threshold is a fraction of A, at least 0, e.g. 0.05 for 5%%", o.Threshold)
+	}
+	return nil
+}
+
+// Compare compares side B with side A. Both must be of one kind and, unless o.Force, have run
+// the same workload (a *WorkloadError lists the differences).
+func Compare(a, b Side, o Options) (*Comparison, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	if a.Kind != b.Kind {
+		return nil, fmt.Errorf("%w: A holds %s, B %s; compare runs with runs and limit searches with limit searches", ErrKinds, a.Kind.plural(), b.Kind.plural())
+	}
+	c := &Comparison{Kind: a.Kind, A: a.Locations, B: b.Locations, Alpha: o.Alpha, Threshold: o.Threshold,
+		Notes: slices.Concat(a.Notes, b.Notes)}
+	if d := Differences(a, b); len(d) > 0 {
+		if !o.Force {
+			return nil, &WorkloadError{Diffs: d}
+		}
+		c.Differences = d
+	}
+	if a.Kind == KindRun {
+		c.Figures = runFigures(a.Runs, b.Runs, o)
+		c.Cause.Moves = moves(a.Runs, b.Runs)
+	} else {
+		c.Figures, c.Cause.Bottlenecks = searchFigures(a.Searches, b.Searches, o)
+	}
+	for _, f := range c.Figures {
+		if f.Unit != UnitPct && !f.Speed && f.Change != nil && math.Abs(*f.Change) >= o.Threshold {
+			c.Cause.Evidence = append(c.Cause.Evidence, f)
+		}
+	}
+	c.Verdict = overall(c.Figures)
+	return c, nil
+}
+
+// overall is the rule of Comparison.Verdict.
+func overall(figs []Figure) Word {
+	v := Same
+	for _, f := range figs {
+		if !f.Throughput || f.ClientBound {
+			continue
+		}
+		switch f.Verdict {
+		case Slower:
+			return Slower
+		case Faster:
+			v = Faster
+		}
+	}
+	return v
+}
+
+// moves diffs the USE tables: each resource with a utilisation on both sides, the mean over
+// each side's repetitions, the rises of at least MinMove points, largest first.
+func moves(a, b []*results.Trial) []Move {
+	var out []Move
+	for _, k := range utilisationRows(a, b) {
+		ma, metric, okA := meanUtilisation(a, k)
+		mb, _, okB := meanUtilisation(b, k)
+		if okA && okB && mb-ma >= MinMove {
+			out = append(out, Move{Entity: k.entity, Resource: k.resource, Metric: metric, A: ma, B: mb, Points: mb - ma})
+		}
+	}
+	slices.SortStableFunc(out, func(x, y Move) int {
+		switch {
+		case x.Points > y.Points:
+			return -1
+		case x.Points < y.Points:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+func meanUtilisation(ts []*results.Trial, k rowKey) (mean float64, metric string, ok bool) {
+	var sum float64
+	n := 0
+	for _, t := range ts {
+		if c, ok := utilisationOf(t, k); ok {
+			sum += float64(c.Mean)
+			metric = c.Metric
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, "", false
+	}
+	return sum / float64(n), metric, true
+}

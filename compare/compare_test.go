@@ -1,0 +1,252 @@
+package compare
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/verdict"
+)
+
+func figure(t *testing.T, c *Comparison, name, subject string) Figure {
+	t.Helper()
+	for _, f := range c.Figures {
+		if f.Name == name && f.Subject == subject {
+			return f
+		}
+	}
+	t.Fatalf("no figure %q %q", name, subject)
+	return Figure{}
+}
+
+func TestVerdicts(t *testing.T) {
+	base := run{speed: 1, noise: 0.01, seed: 1, seconds: 30}
+	shifted := func(speed float64, seed uint64) run { r := base; r.speed, r.seed = speed, seed; return r }
+	quiet := base
+	quiet.noise = 0.002
+	quietShift := quiet
+	quietShift.speed, quietShift.seed = 0.98, 2
+	for _, c := range []struct {
+		name      string
+		a, b      []*results.Trial
+		overall   Word
+		produced  Word
+		basis     Basis
+		ciExcl0   bool // the produced rate's interval excludes 0
+		needed    int  // the produced rate's repetitions needed
+		latencyP5 Word // publish latency p50
+	}{
+		{"identical", runs(base, 5), runs(base, 5), Same, Same, BasisRepetitions, false, 0, Same},
+		{"10% slower", runs(base, 5), runs(shifted(0.9, 2), 5), Slower, Slower, BasisRepetitions, true, 0, Slower},
+		{"10% faster", runs(base, 5), runs(shifted(1/0.9, 2), 5), Faster, Faster, BasisRepetitions, true, 0, Faster},
+		{"2% slower: below the threshold", runs(quiet, 8), runs(quietShift, 8), Same, Same, BasisRepetitions, true, 0, Same},
+		{"two each: too few", runs(base, 2), runs(shifted(0.9, 2), 2), Same, Same, BasisRepetitions, false, 4, Same},
+		{"one each: seconds", runs(base, 1), runs(shifted(0.9, 2), 1), Slower, Slower, BasisSeconds, true, 0, Slower},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmp, err := Compare(side("a", c.a), side("b", c.b), DefaultOptions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := figure(t, cmp, "produced", "")
+			if cmp.Verdict != c.overall || p.Verdict != c.produced || p.Basis != c.basis || p.Needed != c.needed {
+				t.Errorf("overall %q, produced %q basis %s needed %d; want %q, %q, %s, %d", cmp.Verdict, p.Verdict, p.Basis, p.Needed,
+					c.overall, c.produced, c.basis, c.needed)
+			}
+			if excl := p.CI != nil && (p.CI.Lo > 0 || p.CI.Hi < 0); excl != c.ciExcl0 {
+				t.Errorf("produced interval %+v: excludes 0 %v, want %v", p.CI, excl, c.ciExcl0)
+			}
+			if l := figure(t, cmp, "publish latency p50", ""); l.Verdict != c.latencyP5 {
+				t.Errorf("publish latency p50 %q (change %v), want %q", l.Verdict, *l.Change, c.latencyP5)
+			}
+		})
+	}
+}
+
+// TestCause: a slower B shows broker 2's network in closer to its NIC and broker 2's CPU per
+// message up.
+func TestCause(t *testing.T) {
+	a := runs(run{speed: 1, noise: 0.01, seed: 1, seconds: 10}, 5)
+	b := runs(run{speed: 0.8, noise: 0.01, seed: 2, seconds: 10}, 5)
+	c, err := Compare(side("a", a), side("b", b), DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Cause.Moves) != 1 || c.Cause.Moves[0].Entity != "broker 2" || c.Cause.Moves[0].Resource != "network in" ||
+		c.Cause.Moves[0].Points < 20 || c.Cause.Moves[0].Metric != "wire bytes in ÷ NIC" {
+		t.Errorf("moves %+v, want broker 2 network in up by more than 20 points", c.Cause.Moves)
+	}
+	var names []string
+	for _, f := range c.Cause.Evidence {
+		names = append(names, f.Name+" "+f.Subject)
+	}
+	if len(names) != 2 || names[0] != "CPU per message broker 2" || names[1] != "broker traffic per message " {
+		t.Errorf("evidence %q, want broker 2's CPU and the traffic per message", names)
+	}
+}
+
+func TestLatencyMergesHistograms(t *testing.T) {
+	a := runs(run{speed: 1, noise: 0.01, seed: 1, seconds: 5}, 3)
+	c, err := Compare(side("a", a), side("b", a), DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := a[0].Histograms.Publish
+	for _, tr := range a[1:] {
+		m.Merge(tr.Histograms.Publish)
+	}
+	want := float64(m.QuantileMicros(0.999)) / 1000
+	if f := figure(t, c, "publish latency p99.9", ""); f.A != want || f.B != want {
+		t.Errorf("p99.9 A %v B %v, want the merged histogram's %v", f.A, f.B, want)
+	}
+}
+
+func TestLoadAndRefuse(t *testing.T) {
+	dir := t.TempDir()
+	ra := writeRuns(t, filepath.Join(dir, "a"), runs(run{speed: 1, seconds: 5, seed: 1}, 2))
+	other := run{speed: 1, seconds: 5, seed: 3}.trial()
+	other.Config.Spec.MessageSize = 100
+	rb := writeRuns(t, filepath.Join(dir, "b"), []*results.Trial{other})
+	search := writeSearch(t, filepath.Join(dir, "s"), map[int]float64{1024: 5000})
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		locs []string
+		want error
+	}{
+		{"missing", []string{filepath.Join(dir, "nope")}, ErrMissing},
+		{"neither", []string{empty}, ErrNotKnown},
+		{"mixed", []string{ra[0], search}, ErrMixed},
+	} {
+		if _, err := Load(c.locs); !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+		}
+	}
+	a, err := Load(ra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Load(rb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load([]string{search})
+	if err != nil || s.Kind != KindSearch {
+		t.Fatalf("search: %v, %v", s.Kind, err)
+	}
+	if _, err := Compare(a, s, DefaultOptions); !errors.Is(err, ErrKinds) {
+		t.Errorf("runs vs search: %v, want ErrKinds", err)
+	}
+	var we *WorkloadError
+	if _, err := Compare(a, b, DefaultOptions); !errors.As(err, &we) || len(we.Diffs) != 1 || we.Diffs[0].Setting != "spec.message-size" {
+		t.Errorf("different sizes: %v, want one difference, spec.message-size", err)
+	}
+	forced := DefaultOptions
+	forced.Force = true
+	if c, err := Compare(a, b, forced); err != nil || len(c.Differences) != 1 {
+		t.Errorf("forced: %v, %+v", err, c)
+	}
+}
+
+func TestLoadNotes(t *testing.T) {
+	bad := run{speed: 1, seconds: 5, seed: 1}.trial()
+	bad.Interrupted = true
+	bad.Verdict = verdict.Verdict{State: verdict.Invalid, Reasons: []verdict.Reason{{Criterion: verdict.CritClientBound}}}
+	dirs := writeRuns(t, t.TempDir(), []*results.Trial{run{speed: 1, seconds: 5, seed: 2}.trial(), bad})
+	s, err := Load(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Note{{Location: dirs[1], What: NoteInterrupted}, {Location: dirs[1], What: NoteInvalid, Detail: verdict.CritClientBound}}
+	if !reflect.DeepEqual(s.Notes, want) {
+		t.Errorf("notes %+v, want %+v", s.Notes, want)
+	}
+	c, err := Compare(s, s, DefaultOptions)
+	if err != nil || len(c.Notes) != 4 {
+		t.Errorf("comparison notes %+v (%v), want both sides' two", c.Notes, err)
+	}
+}
+
+func TestSearches(t *testing.T) {
+	dir := t.TempDir()
+	var a, b []string
+	for i := range 4 {
+		j := float64(i) * 10
+		a = append(a, writeSearch(t, filepath.Join(dir, "a", string(rune('0'+i))), map[int]float64{100: 50000 + j, 1024: 20000 + j}))
+		b = append(b, writeSearch(t, filepath.Join(dir, "b", string(rune('0'+i))), map[int]float64{100: 50000 + j, 1024: 16000 + j}))
+	}
+	sa, err := Load(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Compare(sa, sb, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Figures) != 2 || c.Figures[0].Verdict != Same || c.Figures[1].Verdict != Slower || c.Verdict != Slower {
+		t.Errorf("figures %+v verdict %q, want 100 B the same, 1 KiB slower", c.Figures, c.Verdict)
+	}
+	one, err := Compare(Side{Kind: KindSearch, Locations: a[:1], Searches: sa.Searches[:1]},
+		Side{Kind: KindSearch, Locations: b[:1], Searches: sb.Searches[:1]}, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := one.Figures[1]; f.Basis != BasisNone || f.Needed != 4 || f.Verdict != Same || f.P != nil {
+		t.Errorf("one search a side: %+v, want no test, 4 needed", f)
+	}
+}
+
+// TestSearchCause: the bottleneck that changed is the cause; a client-bound limit keeps its
+// figure's verdict but not the overall one.
+func TestSearchCause(t *testing.T) {
+	dir := t.TempDir()
+	var a, b []string
+	for i := range 4 {
+		r := 20000 + float64(i)*10
+		a = append(a, writeBoundaries(t, filepath.Join(dir, "a", string(rune('0'+i))), []results.Boundary{
+			{Size: 1024, Ceiling: results.Limit{SafeRate: r, UnsafeRate: r * 1.05, Bottleneck: "broker 1 network in"}}}))
+		b = append(b, writeBoundaries(t, filepath.Join(dir, "b", string(rune('0'+i))), []results.Boundary{
+			{Size: 1024, Ceiling: results.Limit{SafeRate: r * 0.8, UnsafeRate: r * 0.85, Bottleneck: "client", ClientBound: i == 0}}}))
+	}
+	sa, err := Load(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Compare(sa, sb, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := c.Figures[0]
+	if f.Verdict != Slower || !f.ClientBound || c.Verdict != Same {
+		t.Errorf("figure %q client-bound %v, overall %q: want slower, client-bound, no overall difference", f.Verdict, f.ClientBound, c.Verdict)
+	}
+	want := Bottleneck{Size: 1024, Limit: results.LimitCeiling, A: []string{"broker 1 network in"}, B: []string{"client"}}
+	if len(c.Cause.Bottlenecks) != 1 || !reflect.DeepEqual(c.Cause.Bottlenecks[0], want) {
+		t.Errorf("bottlenecks %+v, want %+v", c.Cause.Bottlenecks, want)
+	}
+}
+
+func TestOptionsCheck(t *testing.T) {
+	for _, o := range []Options{{Alpha: 0, Threshold: 0.05}, {Alpha: 1, Threshold: 0.05}, {Alpha: 0.05, Threshold: -1}} {
+		if o.Check() == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+	if err := DefaultOptions.Check(); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,143 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/verdict"
+)
+
+// Kind is what a side holds: runs or limit searches.
+type Kind string
+
+// The kinds of result compare reads.
+const (
+	KindRun    Kind = "run"    // a `plimsoll run --out` directory: result.json
+	KindSearch Kind = "search" // a limit search: its directory with results.jsonl, or the file
+)
+
+func (k Kind) plural() string {
+	if k == KindSearch {
+		return "limit searches"
+	}
+	return "runs"
+}
+
+// SearchFile is the results file of a limit search in its directory.
+const SearchFile = "results.jsonl"
+
+// Errors Load returns, wrapped with the location.
+var (
+	ErrMissing  = errors.New("no such file or directory")
+	ErrNotKnown = errors.New("neither a run (result.json) nor a limit search (results.jsonl)")
+	ErrMixed    = errors.New("runs and limit searches mixed")
+)
+
+// Side is one side of a comparison: its repetitions, all runs or all searches.
+type Side struct {
+	Locations []string // as given
+	Kind      Kind
+	Runs      []*results.Trial      // KindRun
+	Searches  []*results.SearchFile // KindSearch
+	Notes     []Note                // what a reader should know of its repetitions
+}
+
+// Note is something about one repetition that weakens what its figures say.
+type Note struct {
+	Location string `json:"location"`
+	What     string `json:"what"`             // NoteInterrupted, NoteInvalid or NoteTornTail
+	Detail   string `json:"detail,omitempty"` // the verdict's state or the results file's warning
+}
+
+// The notes Load makes.
+const (
+	NoteInterrupted = "interrupted" // the run was interrupted before its window ended
+	NoteInvalid     = "invalid"     // the run's verdict was invalid: its figures may measure the load generator
+	NoteTornTail    = "torn-tail"   // the search's results file ended in a torn line, skipped
+)
+
+// Reps is the number of repetitions the side holds.
+func (s Side) Reps() int { return len(s.Locations) }
+
+// Load reads one side: each location is a run's directory, a search's directory or a search's
+// results file. Every location must be of the same kind.
+func Load(locations []string) (Side, error) {
+	var s Side
+	if len(locations) == 0 {
+		return s, errors.New("no result location given")
+	}
+	for _, loc := range locations {
+		k, err := s.add(loc)
+		if err != nil {
+			return Side{}, err
+		}
+		if s.Kind != "" && k != s.Kind {
+			return Side{}, fmt.Errorf("%s is a %s, %s a %s: %w", loc, k, locations[0], s.Kind, ErrMixed)
+		}
+		s.Kind = k
+		s.Locations = append(s.Locations, loc)
+	}
+	return s, nil
+}
+
+// add loads one location and reports its kind.
+func (s *Side) add(loc string) (Kind, error) {
+	fi, err := os.Stat(loc)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("%s: %w", loc, ErrMissing)
+		}
+		return "", err
+	}
+	search := loc
+	if fi.IsDir() {
+		if exists(filepath.Join(loc, results.ResultFile)) {
+			t, err := results.LoadTrialDir(loc)
+			if err != nil {
+				return "", err
+			}
+			s.Runs = append(s.Runs, t)
+			s.noteRun(loc, t)
+			return KindRun, nil
+		}
+		search = filepath.Join(loc, SearchFile)
+		if !exists(search) {
+			return "", fmt.Errorf("%s: %w", loc, ErrNotKnown)
+		}
+	}
+	sf, err := results.LoadSearch(search)
+	if errors.Is(err, results.ErrNoSearch) {
+		return "", fmt.Errorf("%s: %w", loc, ErrNotKnown)
+	}
+	if err != nil {
+		return "", err
+	}
+	s.Searches = append(s.Searches, sf)
+	for _, w := range sf.Warnings {
+		s.Notes = append(s.Notes, Note{Location: loc, What: NoteTornTail, Detail: w.String()})
+	}
+	return KindSearch, nil
+}
+
+func (s *Side) noteRun(loc string, t *results.Trial) {
+	if t.Interrupted {
+		s.Notes = append(s.Notes, Note{Location: loc, What: NoteInterrupted})
+	}
+	if t.Verdict.State == verdict.Invalid {
+		var why []string
+		for _, r := range t.Verdict.Reasons {
+			why = append(why, r.Criterion)
+		}
+		s.Notes = append(s.Notes, Note{Location: loc, What: NoteInvalid, Detail: strings.Join(why, ", ")})
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -1,0 +1,248 @@
+package compare
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/loadgen/hdr"
+	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/use"
+	"gonum.org/v1/gonum/stat"
+)
+
+// runFigure is how one figure is read from runs.
+type runFigure struct {
+	fig Figure // name, subject, unit and direction
+	// rep is the figure of one repetition; ok false when the run lacks it.
+	rep func(*results.Trial) (float64, bool)
+	// seconds are its values in the measured window's seconds; nil when it has none.
+	seconds func(*results.Trial) []float64
+	// whole is the side's figure; nil: the median of its repetitions.
+	whole func([]*results.Trial) (float64, bool)
+}
+
+// runFigures compares two sides of runs, figure by figure.
+func runFigures(a, b []*results.Trial, o Options) []Figure {
+	var out []Figure
+	for _, rf := range runSources(a, b) {
+		sa, okA := rf.samples(a)
+		sb, okB := rf.samples(b)
+		if !okA || !okB {
+			continue
+		}
+		f := rf.fig
+		f.A, f.B = rf.central(a, sa), rf.central(b, sb)
+		f.judge(sa, sb, o)
+		out = append(out, f)
+	}
+	return out
+}
+
+func (rf runFigure) samples(ts []*results.Trial) (samples, bool) {
+	var s samples
+	for _, t := range ts {
+		if v, ok := rf.rep(t); ok {
+			s.reps = append(s.reps, v)
+		}
+		if rf.seconds != nil {
+			s.seconds = append(s.seconds, rf.seconds(t)...)
+		}
+	}
+	return s, len(s.reps) > 0
+}
+
+func (rf runFigure) central(ts []*results.Trial, s samples) float64 {
+	if rf.whole != nil {
+		if v, ok := rf.whole(ts); ok {
+			return v
+		}
+	}
+	return median(s.reps)
+}
+
+// median is the median of x (the mean of the middle two when their number is even).
+func median(x []float64) float64 {
+	x = slices.Sorted(slices.Values(x))
+	n := len(x)
+	if n == 0 {
+		return 0
+	}
+	return stat.Mean(x[(n-1)/2:n/2+1], nil)
+}
+
+// runSources lists every figure runs can have: the rates, the latency percentiles, CPU per
+// message of each broker, bytes per message and each utilisation of the USE tables.
+func runSources(a, b []*results.Trial) []runFigure {
+	out := []runFigure{
+		rate("produced", func(r *loadgen.Result) float64 { return r.ProducedMsgsPerSec },
+			func(s loadgen.Second) float64 { return s.ProducedMsgsPerSec }),
+		rate("consumed", func(r *loadgen.Result) float64 { return r.ConsumedMsgsPerSec },
+			func(s loadgen.Second) float64 { return s.ConsumedMsgsPerSec }),
+	}
+	for _, l := range []struct {
+		name string
+		hist func(*loadgen.Histograms) *hdr.Hist
+		sec  func(loadgen.Second) loadgen.SecondLatency
+	}{
+		{"publish latency", func(h *loadgen.Histograms) *hdr.Hist { return h.Publish }, func(s loadgen.Second) loadgen.SecondLatency { return s.Publish }},
+		{"end-to-end latency", func(h *loadgen.Histograms) *hdr.Hist { return h.EndToEnd }, func(s loadgen.Second) loadgen.SecondLatency { return s.EndToEnd }},
+	} {
+		out = append(out, latency(l.name, "p50", 0.5, l.hist, func(s loadgen.Second) (float64, bool) { x := l.sec(s); return x.P50, x.Count > 0 }),
+			latency(l.name, "p99", 0.99, l.hist, func(s loadgen.Second) (float64, bool) { x := l.sec(s); return x.P99, x.Count > 0 }),
+			latency(l.name, "p99.9", 0.999, l.hist, nil))
+	}
+	for _, p := range brokerProcesses(a, b) {
+		out = append(out, cpuPerMessage(p))
+	}
+	out = append(out, bytesPerMessage())
+	for _, k := range utilisationRows(a, b) {
+		out = append(out, utilisation(k))
+	}
+	return out
+}
+
+// measured returns f of each second of the measured window that has a value.
+func measured(t *results.Trial, f func(loadgen.Second) (float64, bool)) []float64 {
+	var out []float64
+	for _, s := range t.Timeline {
+		if v, ok := f(s); ok && s.Phase == loadgen.PhaseMeasure {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func rate(name string, whole func(*loadgen.Result) float64, sec func(loadgen.Second) float64) runFigure {
+	return runFigure{
+		fig: Figure{Name: name, Unit: UnitMsgsPerSec, HigherIsBetter: true, Speed: true, Throughput: true},
+		rep: func(t *results.Trial) (float64, bool) { v := whole(&t.Result); return v, v > 0 },
+		seconds: func(t *results.Trial) []float64 {
+			return measured(t, func(s loadgen.Second) (float64, bool) { return sec(s), true })
+		},
+	}
+}
+
+// latency is a percentile of a latency: of each run's histogram for a repetition, of the side's
+// histograms merged for the side (percentiles are never averaged).
+func latency(name, pct string, q float64, hist func(*loadgen.Histograms) *hdr.Hist, sec func(loadgen.Second) (float64, bool)) runFigure {
+	ms := func(h *hdr.Hist) (float64, bool) {
+		if h == nil || h.Count() == 0 {
+			return 0, false
+		}
+		return float64(h.QuantileMicros(q)) / 1000, true
+	}
+	rf := runFigure{
+		fig: Figure{Name: name + " " + pct, Unit: UnitMs, Speed: true},
+		rep: func(t *results.Trial) (float64, bool) { return ms(hist(&t.Histograms)) },
+		whole: func(ts []*results.Trial) (float64, bool) {
+			m := hdr.New()
+			for _, t := range ts {
+				if h := hist(&t.Histograms); h != nil {
+					m.Merge(h)
+				}
+			}
+			return ms(m)
+		},
+	}
+	if sec != nil {
+		rf.seconds = func(t *results.Trial) []float64 { return measured(t, sec) }
+	}
+	return rf
+}
+
+// brokerProcesses are the "broker N" processes of the runs' CPU, in broker order.
+func brokerProcesses(a, b []*results.Trial) []string {
+	set := map[string]bool{}
+	for _, t := range slices.Concat(a, b) {
+		for k := range t.CPU {
+			if strings.HasPrefix(k, "broker ") {
+				set[k] = true
+			}
+		}
+	}
+	return slices.SortedFunc(maps.Keys(set), func(x, y string) int {
+		nx, _ := strconv.Atoi(strings.TrimPrefix(x, "broker "))
+		ny, _ := strconv.Atoi(strings.TrimPrefix(y, "broker "))
+		return cmp.Or(cmp.Compare(nx, ny), cmp.Compare(x, y))
+	})
+}
+
+// cpuPerMessage is a process's CPU over the window, cores, per message produced per second:
+// the CPU time each message cost it.
+func cpuPerMessage(process string) runFigure {
+	return runFigure{
+		fig: Figure{Name: "CPU per message", Subject: process, Unit: UnitCPUPerMsg},
+		rep: func(t *results.Trial) (float64, bool) {
+			c, ok := t.CPU[process]
+			return c / t.ProducedMsgsPerSec, ok && t.ProducedMsgsPerSec > 0
+		},
+	}
+}
+
+// bytesPerMessage is the traffic Kafka counted on every broker (produce and replication in,
+// replication and consume out: BytesIn/BytesOut, record batches as Kafka stores and sends
+// them) per message produced.
+func bytesPerMessage() runFigure {
+	return runFigure{
+		fig: Figure{Name: "broker traffic per message", Unit: UnitBytesPerMsg},
+		rep: func(t *results.Trial) (float64, bool) {
+			var sum float64
+			for _, m := range t.Traffic {
+				sum += m.ProduceIn + m.ReplicationIn + m.ReplicationOut + m.ConsumeOut
+			}
+			return sum / t.ProducedMsgsPerSec, len(t.Traffic) > 0 && t.ProducedMsgsPerSec > 0
+		},
+	}
+}
+
+// rowKey names a USE row: its entity and resource.
+type rowKey struct{ entity, resource string }
+
+func (k rowKey) String() string { return k.entity + " " + k.resource }
+
+// utilisationRows are the rows with a utilisation in % in any table of either side, in the
+// order of the first table that has each.
+func utilisationRows(a, b []*results.Trial) []rowKey {
+	var out []rowKey
+	for _, t := range slices.Concat(a, b) {
+		if t.USE == nil {
+			continue
+		}
+		for _, r := range t.USE.Rows {
+			k := rowKey{r.Entity, r.Resource}
+			if pctCell(r.Utilisation) && !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+func pctCell(c use.Cell) bool { return c.Unit == use.UnitPct && !c.Blank() }
+
+// utilisationOf is the mean utilisation of a row in a run's USE table, %.
+func utilisationOf(t *results.Trial, k rowKey) (use.Cell, bool) {
+	if t.USE == nil {
+		return use.Cell{}, false
+	}
+	for _, r := range t.USE.Rows {
+		if r.Entity == k.entity && r.Resource == k.resource && pctCell(r.Utilisation) {
+			return r.Utilisation, true
+		}
+	}
+	return use.Cell{}, false
+}
+
+func utilisation(k rowKey) runFigure {
+	return runFigure{
+		fig: Figure{Name: "utilisation", Subject: k.String(), Unit: UnitPct},
+		rep: func(t *results.Trial) (float64, bool) {
+			c, ok := utilisationOf(t, k)
+			return float64(c.Mean), ok
+		},
+	}
+}
