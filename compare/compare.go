@@ -10,7 +10,7 @@ import (
 )
 
 // ErrKinds: one side holds runs, the other limit searches.
-var ErrKinds = errors.New("A and B are of different kinds")
+var ErrKinds = errors.New("sides A and B are of different kinds")
 
 // Comparison is everything compare found: the figures, the cause and the verdict.
 type Comparison struct {

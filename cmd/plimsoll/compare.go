@@ -97,7 +97,7 @@ func compareSides(cmd *cobra.Command, a, b []string, o compare.Options, asJSON b
 		return err
 	}
 	if c.Verdict == compare.Slower {
-		return &cliError{code: ExitSlower, err: errors.New("B is slower"), silent: true}
+		return &cliError{code: ExitSlower, err: errors.New("side B is slower"), silent: true}
 	}
 	return nil
 }
