@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/plimsoll/plimsoll/localkafka/nictest"
 
 	"github.com/plimsoll/plimsoll/localkafka"
+	"github.com/plimsoll/plimsoll/results"
 )
 
 // TestNICVerdicts runs on a cluster of its own behind emulated 16 Mbit/s NICs: a run well below
@@ -136,39 +136,27 @@ func herokuSearch(t *testing.T, dir, sizes string) map[int]float64 {
 	_, stderr, code := plimsoll(t, "limit", "--cluster-dir", dir, "--message-sizes", sizes, "--consumer-groups", "0",
 		"--producer-prop", "acks=1", "--producer-prop", "linger.ms=5", "--slo-p99-ms", "0",
 		"--tolerance", "0.01", "--growth", "1.1", "--trial-duration", "10s", "--warmup", "4s", "--drain-timeout", "5s",
-		"--no-report", "--out", out)
+		"--no-hold", "--no-report", "--out", out) // the check repeats each search instead of holding
 	if code != 0 {
 		t.Fatalf("limit: exit %d\n%s", code, stderr)
 	}
-	f, err := os.ReadFile(filepath.Join(out, "results.jsonl"))
+	sf, err := results.LoadSearch(filepath.Join(out, "results.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	boundary := map[int]float64{}
-	for _, line := range strings.Split(strings.TrimSpace(string(f)), "\n") {
-		var rec struct {
-			Kind string `json:"kind"`
-			Data struct {
-				Size        int     `json:"size"`
-				Safe        float64 `json:"safe_rate"`
-				Unsafe      float64 `json:"unsafe_rate"`
-				ClientBound bool    `json:"client_bound"`
-				Trials      int     `json:"trials"`
-				Note        string  `json:"note"`
-			} `json:"data"`
+	for _, rec := range sf.Points {
+		// Without a latency SLO the search has one limit, the ceiling.
+		c := rec.Ceiling
+		if rec.SLO != nil || c.SafeRate == 0 || c.UnsafeRate == 0 || c.ClientBound {
+			t.Fatalf("%d B: no ceiling bracket (safe %.0f, overloaded %.0f, client-bound %v, SLO limit %v): %s",
+				rec.Size, c.SafeRate, c.UnsafeRate, c.ClientBound, rec.SLO, rec.Note)
 		}
-		if err := json.Unmarshal([]byte(line), &rec); err != nil || rec.Kind != "boundary" {
-			continue
-		}
-		p := rec.Data
-		if p.Safe == 0 || p.Unsafe == 0 || p.ClientBound {
-			t.Fatalf("%d B: no bracket (safe %.0f, overloaded %.0f, client-bound %v): %s", p.Size, p.Safe, p.Unsafe, p.ClientBound, p.Note)
-		}
-		boundary[p.Size] = math.Sqrt(p.Safe * p.Unsafe)
-		t.Logf("search %s, %d B: ok at %.0f, overloaded at %.0f msgs/s (%d trials)", sizes, p.Size, p.Safe, p.Unsafe, p.Trials)
+		boundary[rec.Size] = math.Sqrt(c.SafeRate * c.UnsafeRate)
+		t.Logf("search %s, %d B: ok at %.0f, overloaded at %.0f msgs/s (%d trials)", sizes, rec.Size, c.SafeRate, c.UnsafeRate, rec.Trials)
 	}
 	if len(boundary) != 2 {
-		t.Fatalf("search %s: boundaries found for %v, want 100 and 108 B\n%s", sizes, boundary, f)
+		t.Fatalf("search %s: boundaries found for %v, want 100 and 108 B", sizes, boundary)
 	}
 	return boundary
 }
