@@ -50,19 +50,27 @@ func sendBatch(p *producer, from uint64, n int, now int64) []*kgo.Record {
 	return recs
 }
 
+// rateRun is one producer of 1000 msgs/s of 100 B from time 0 on a fake clock, with the window
+// from 1 s to 2 s, and the runner and execution the rate tests drive.
+func rateRun(t *testing.T) (*producer, *fakeClock, *runner, *execution) {
+	const sec = int64(time.Second)
+	p := testProducer(t, 4096)
+	p.run.measureStart.Store(sec)
+	p.run.measureEnd.Store(2 * sec)
+	r := &runner{spec: workload.Spec{Rate: 1000}, payloads: p.payloads}
+	x := &execution{run: p.run, c: &clients{prods: []*producer{p}},
+		col: newCollector(p.run, []*producer{p}, nil, nil, p.payloads.size, 1000, 0)}
+	return p, p.run.clock.(*fakeClock), r, x
+}
+
 // TestRatesCountMessagesIntendedInTheWindow: a stall in the warm-up leaves its messages
 // unacknowledged until the window, where they arrive together with the window's own. The rates
 // count the messages intended inside the window, so the achieved rate does not exceed the target
 // (by arrival it read twice the target here).
 func TestRatesCountMessagesIntendedInTheWindow(t *testing.T) {
 	const sec = int64(time.Second)
-	p := testProducer(t, 4096) // 1000 msgs/s of 100 B from time 0
-	clk := p.run.clock.(*fakeClock)
-	p.run.measureStart.Store(sec)
-	p.run.measureEnd.Store(2 * sec)
-	r := &runner{spec: workload.Spec{Rate: 1000}, payloads: p.payloads}
-	x := &execution{run: p.run, c: &clients{prods: []*producer{p}}, warmEnd: sec,
-		col: newCollector(p.run, []*producer{p}, nil, nil, p.payloads.size, 1000, 0)}
+	p, clk, r, x := rateRun(t)
+	x.warmEnd = sec
 	st := &execState{phase: PhaseWarmup, drainedAt: -1}
 
 	// The warm-up's 1000 messages go out on time; the cluster acknowledges none of them yet.
@@ -110,13 +118,7 @@ func TestRatesCountMessagesIntendedInTheWindow(t *testing.T) {
 // in the window say the cluster kept up with half of it.
 func TestRatesCountArrivalsInTheWindow(t *testing.T) {
 	const sec = int64(time.Second)
-	p := testProducer(t, 4096) // 1000 msgs/s of 100 B from time 0
-	clk := p.run.clock.(*fakeClock)
-	p.run.measureStart.Store(sec)
-	p.run.measureEnd.Store(2 * sec)
-	r := &runner{spec: workload.Spec{Rate: 1000}, payloads: p.payloads}
-	x := &execution{run: p.run, c: &clients{prods: []*producer{p}},
-		col: newCollector(p.run, []*producer{p}, nil, nil, p.payloads.size, 1000, 0)}
+	p, clk, r, x := rateRun(t)
 	st := &execState{phase: PhaseMeasure, drainedAt: -1}
 	clk.now = sec
 	if err := r.advance(x, st, clk.now); err != nil || st.startK.t != sec {
