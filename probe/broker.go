@@ -68,8 +68,12 @@ type BrokerSample struct {
 	FetchConsumerMs Quantiles `json:"fetch_consumer_ms"`
 	FetchFollowerMs Quantiles `json:"fetch_follower_ms"`
 
-	JVMCPU    Num `json:"jvm_cpu_cores"` // CPU seconds per second of the broker's JVM
-	GC        Num `json:"gc"`            // seconds spent in GC per second
+	JVMCPU Num `json:"jvm_cpu_cores"` // CPU seconds per second of the broker's JVM
+	GC     Num `json:"gc"`            // seconds spent in GC per second
+	// JIT is the seconds the JVM's JIT compilers spent compiling, per second
+	// (jvm_compilation_time_seconds_total). A freshly started broker compiles its hot code for
+	// minutes under load, taking CPU from the work it measures (docs/warmup.md).
+	JIT       Num `json:"jit_cores"`
 	HeapUsed  Num `json:"heap_used"`
 	HeapMax   Num `json:"heap_max"`
 	CPULoad   Num `json:"cpu_load"`    // JVM's share of its machine's CPU (ProcessCpuLoad)
@@ -114,6 +118,7 @@ const (
 	mActiveController
 	mCPUTime
 	mGC
+	mJIT
 	mHeapUsed
 	mHeapMax
 	mCPULoad
@@ -148,6 +153,7 @@ var brokerMetrics = map[string]metric{
 	"kafka_server_replicamanager_leadercount":                                 mLeaders,
 	"kafka_controller_kafkacontroller_activecontrollercount":                  mActiveController,
 	"jvm_os_processcputime":                                                   mCPUTime,
+	"jvm_compilation_time_seconds_total":                                      mJIT,
 	"jvm_heap_used_bytes":                                                     mHeapUsed,
 	"jvm_heap_max_bytes":                                                      mHeapMax,
 	"jvm_os_processcpuload":                                                   mCPULoad,
@@ -289,6 +295,7 @@ func diffBroker(prev, cur *brokerReading, pools int) *BrokerSample {
 		FetchFollowerMs:       q(2),
 		JVMCPU:                rt(mCPUTime) / 1e9,
 		GC:                    rt(mGC),
+		JIT:                   rt(mJIT),
 		HeapUsed:              g(mHeapUsed),
 		HeapMax:               g(mHeapMax),
 		CPULoad:               g(mCPULoad),
