@@ -56,6 +56,16 @@ func serverProperties(c *State, b *Broker) string {
 		"log.segment.bytes":     fmt.Sprint(256 << 20),
 		"log.retention.bytes":   fmt.Sprint(1 << 30),
 		"log.retention.minutes": "30",
+		// Kafka preallocates each segment's offset and time index at this size, sparse, and
+		// maps it. A host with a large read-ahead (8 MB on the VM this was measured on) zeroes
+		// up to that much page cache at the first touch of each new index: at 10 MB, a fresh
+		// 30-partition rf-3 topic cost up to 1.8 GB of memset in the brokers' fetcher and
+		// handler threads, 2-3 s at 60-90% system CPU with nothing acknowledged (perf:
+		// filemap_fault, page_cache_ra_order, ext4_mpage_readpages, zero_user_segments; 4 of 14
+		// trials at 10 KB stalled). At 1 MiB none of 8 did (docs/warmup.md). 1 MiB still holds
+		// an entry per 4 KiB (index.interval.bytes) of a full 256 MiB segment: 131,072 offset
+		// entries of 8 B, 87,381 time entries of 12 B, against 65,536 needed.
+		"log.index.size.max.bytes": fmt.Sprint(1 << 20),
 	}
 	if b.Controller {
 		p["process.roles"] = "broker,controller"

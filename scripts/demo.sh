@@ -30,5 +30,5 @@ fi
 
 rm -rf "$REPORT"
 "$BIN" limit --cluster-dir "$CLUSTER" --message-sizes 100,1000,10000 "${SEARCH[@]}" \
-  --trial-duration 10s --warmup 10s --drain-timeout 10s --brokers-down 1 --out "$REPORT"
+  --trial-duration 10s --warmup 4s --drain-timeout 10s --brokers-down 1 --out "$REPORT"
 echo "demo: open $REPORT/index.html (self-contained; the boundary chart is also $REPORT/boundary.png)"

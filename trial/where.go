@@ -29,7 +29,7 @@ type Where struct {
 var ErrStopped = errors.New("the local cluster is stopped")
 
 // OpenLocal opens the local cluster in dir, starting one when there is none (Started is then
-// true). Brokers that are not alive are reported on log; they do not stop the run.
+// true; it is warmed up, see Warm). Brokers that are not alive are reported on log; they do not stop the run.
 func OpenLocal(ctx context.Context, dir string, log io.Writer) (*Where, error) {
 	w := &Where{}
 	c, err := localkafka.Open(dir)
@@ -40,6 +40,12 @@ func OpenLocal(ctx context.Context, dir string, log io.Writer) (*Where, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if w.Started {
+		w.Local, w.Target, w.NIC = c, c.Target(), c.NIC
+		if err := WarmLocal(ctx, w, DefaultWarmJIT, log); err != nil {
+			return nil, errors.Join(err, w.Release())
+		}
 	}
 	if c.Stopped {
 		return nil, fmt.Errorf("%w: %s", ErrStopped, dir)

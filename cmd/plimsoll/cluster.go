@@ -15,6 +15,7 @@ import (
 	"github.com/plimsoll/plimsoll/report"
 
 	"github.com/plimsoll/plimsoll/localkafka"
+	"github.com/plimsoll/plimsoll/trial"
 	"github.com/plimsoll/plimsoll/units"
 	"github.com/spf13/cobra"
 )
@@ -92,6 +93,10 @@ beside it:
 			if err != nil {
 				return clusterErr(err)
 			}
+			w := &trial.Where{Local: c, Target: c.Target(), NIC: c.NIC}
+			if err := trial.WarmLocal(ctx, w, uf.warm, cmd.ErrOrStderr()); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v; the cluster is up, but its first trials will measure brokers that are still compiling\n", err)
+			}
 			printStatus(cmd, c.Status())
 			return nil
 		},
@@ -101,6 +106,7 @@ beside it:
 	f.StringVar(&o.KafkaVersion, "kafka-version", localkafka.DefaultKafkaVersion, "Apache Kafka release to run (3.3 or later; e.g. 4.1.0, 3.9.1)")
 	f.StringVar(&o.Heap, "heap", "1g", "JVM heap of each broker (-Xms/-Xmx), e.g. 512m, 1g")
 	f.DurationVar(&uf.timeout, "timeout", 3*time.Minute, "how long to wait for every broker to register")
+	f.DurationVar(&uf.warm, "warm-jit", trial.DefaultWarmJIT, "drive a moderate load this long once the brokers are up, so their JVMs compile before anything is measured (0: none; docs/warmup.md)")
 	f.StringVar(&uf.nic, "nic", "", "emulate a NIC of this rate per direction for each broker, e.g. 16Mbit/s (network namespaces; needs root, ip, tc)")
 	f.StringArrayVar(&uf.extra, "broker-config", nil, "set a server.properties entry on every broker, key=value (repeatable)")
 	f.StringVar(&o.Subnet, "subnet", localkafka.DefaultSubnet, "IPv4 /24 for the emulated NICs (the next /24 carries metrics, unshaped)")
@@ -115,6 +121,7 @@ beside it:
 type clusterUpFlags struct {
 	o           localkafka.Options
 	timeout     time.Duration
+	warm        time.Duration
 	nic         string
 	extra       []string
 	saslPassEnv string
