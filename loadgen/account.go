@@ -224,6 +224,11 @@ func (r *runner) fillClient(cs *ClientSignals, col *collector, st *execState, pr
 		cs.CPUShare = (endK.cpu - startK.cpu) / secs / float64(runtime.NumCPU())
 	}
 	cs.MaxInFlight = col.maxFlight
+	cs.WindowShare, cs.FullBatchShare = windowSignals(startK, endK)
+	cs.Batches = windowBatches(startK, endK)
+	if len(col.prods) > 0 && col.prods[0].win != nil {
+		cs.WindowLimit = col.prods[0].win.limit
+	}
 	cs.CPUSeconds = endK.cpu - startK.cpu
 	if acked := endK.acked - startK.acked; acked > 0 {
 		cs.CPUPerMillion = cs.CPUSeconds / float64(acked) * 1e6

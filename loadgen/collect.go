@@ -38,7 +38,8 @@ type counters struct {
 	sent, acked, consumed, failed int64
 	errs                          int64
 	fullWaits, fullNs             int64
-	cpu                           float64 // process CPU seconds
+	cpu                           float64         // process CPU seconds
+	win                           []windowReading // each producer's protocol window
 }
 
 func newCollector(run *runState, prods []*producer, cons []*consumer, groups []*group, msgBytes int, target float64, base int64) *collector {
@@ -57,6 +58,9 @@ func (c *collector) read(now int64) counters {
 		k.acked += p.ackedAll.Load()
 		k.fullWaits += p.fullWaits.Load()
 		k.fullNs += p.fullNs.Load()
+		if p.win != nil {
+			k.win = append(k.win, p.win.read(now))
+		}
 		p.mu.Lock()
 		k.failed += p.failed[0] + p.failed[1]
 		k.errs += p.errs.n
@@ -136,6 +140,7 @@ func (c *collector) tick(now int64, phase string) Second {
 		BacklogMsgs:         c.backlog(k.acked),
 		CPUShare:            (k.cpu - c.last.cpu) / dt / float64(runtime.NumCPU()),
 	}
+	s.WindowShare, s.FullBatchShare = windowSignals(c.last, k)
 	startMs, endMs := (c.last.t-c.base)/1e6, (now-c.base)/1e6
 	for i, h := range []*hdr.Hist{c.sPub, c.sE2e, c.sSched} {
 		// Encoding into memory cannot fail short of running out of it; a second missing from
@@ -201,4 +206,29 @@ func processCPU() float64 {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// windowSignals are the producers' protocol-window readings between a and b: the largest share
+// of the interval one producer's connection to one broker spent at its window, and the share of
+// the batches written that were full.
+func windowSignals(a, b counters) (share, full float64) {
+	var batches, fulls int64
+	for i := range min(len(a.win), len(b.win)) {
+		share = max(share, windowShare(a.win[i], b.win[i], b.t-a.t))
+		batches += b.win[i].batches - a.win[i].batches
+		fulls += b.win[i].full - a.win[i].full
+	}
+	if batches > 0 {
+		full = float64(fulls) / float64(batches)
+	}
+	return share, full
+}
+
+// windowBatches is the number of batches the producers wrote between a and b.
+func windowBatches(a, b counters) int64 {
+	var n int64
+	for i := range min(len(a.win), len(b.win)) {
+		n += b.win[i].batches - a.win[i].batches
+	}
+	return n
 }

@@ -107,7 +107,8 @@ func (r *runner) newProducers(run *runState, c *clients, t0 int64) error {
 		if r.clients.Producer.ClientID == "" {
 			o = append(o, kgo.ClientID(fmt.Sprintf("plimsoll-%s-p%d", r.opts.RunID, i)))
 		}
-		cl, err := kgo.NewClient(o...)
+		win := r.windowMeter()
+		cl, err := kgo.NewClient(append(o, kgo.WithHooks(win))...)
 		if err != nil {
 			return fmt.Errorf("%w: producer client: %w", ErrSetup, err)
 		}
@@ -115,7 +116,9 @@ func (r *runner) newProducers(run *runState, c *clients, t0 int64) error {
 		if r.spec.Rate > 0 {
 			pc.Start += int64(float64(i) * 1e9 / r.spec.Rate)
 		}
-		c.prods = append(c.prods, newProducer(i, run, cl, r.topics, pc, r.payloads, r.keys, r.clients.Producer.MaxBufferedRecords))
+		p := newProducer(i, run, cl, r.topics, pc, r.payloads, r.keys, r.clients.Producer.MaxBufferedRecords)
+		p.win = win
+		c.prods = append(c.prods, p)
 	}
 	return nil
 }
@@ -275,3 +278,23 @@ func waitAssigned(ctx context.Context, groups []*group, cons []*consumer, total 
 		}
 	}
 }
+
+// windowMeter is a producer's protocol-window meter: one request in flight per broker for an
+// idempotent producer, max.in.flight.requests.per.connection otherwise, none metered with acks=0
+// (no responses). One more record adds its value and key plus at most recordOverhead bytes to a
+// batch.
+func (r *runner) windowMeter() *windowMeter {
+	p := r.clients.Producer
+	limit := 1
+	if !p.Idempotent {
+		limit = p.MaxInFlight
+	}
+	if p.Acks == "0" {
+		limit = 0
+	}
+	return newWindowMeter(limit, int32(p.BatchMaxBytes), int32(r.payloads.size+r.keys.maxLen()+recordOverhead), r.opts.Clock.Now)
+}
+
+// recordOverhead bounds a record's framing inside a batch: length, attributes, timestamp and
+// offset deltas, key and value lengths (varints) and the header count.
+const recordOverhead = 21

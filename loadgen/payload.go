@@ -222,3 +222,12 @@ func (k *keySet) key(seq uint64, rng *rand.PCG) []byte {
 	}
 	return nil
 }
+
+// maxLen is the longest key's length, 0 without keys.
+func (k *keySet) maxLen() int {
+	n := 0
+	for _, key := range k.keys {
+		n = max(n, len(key))
+	}
+	return n
+}

@@ -29,6 +29,7 @@ type producer struct {
 	id       uint32
 	run      *runState
 	cl       *kgo.Client
+	win      *windowMeter // the client's protocol window
 	topics   []string
 	pacer    pace.Pacer
 	payloads *payloadPool

@@ -173,6 +173,15 @@ type ClientSignals struct {
 	// Waiting on acks: the ack-wait percentiles are in Latency; this is the most records
 	// in flight (sent, not yet acknowledged) seen at a one-second sample.
 	MaxInFlight int64 `json:"max_in_flight"`
+	// The protocol window: produce requests each producer may have in flight per broker (1
+	// for an idempotent producer; 0 with acks=0, not metered), the largest share of the window
+	// one producer's connection to one broker spent with all of them in flight, and the share
+	// of the window's batches that had no room for another record. Both near 1, the producers
+	// could not send faster whatever the cluster could take.
+	WindowLimit    int     `json:"window_limit"`
+	WindowShare    float64 `json:"window_share"`
+	FullBatchShare float64 `json:"full_batch_share"`
+	Batches        int64   `json:"batches"`
 	// CPU used by this process (user + system) during the window, its share of the host's
 	// CPUs, and per million messages acknowledged during the window (by arrival, like the CPU).
 	CPUSeconds    float64 `json:"cpu_seconds"`
@@ -224,6 +233,11 @@ type Second struct {
 	InFlight            int64         `json:"in_flight"`
 	BacklogMsgs         int64         `json:"backlog_msgs"` // acknowledged, not yet consumed (largest group)
 	CPUShare            float64       `json:"cpu_share"`    // this process's share of the host CPUs
+	// WindowShare is the largest share of the second one producer's connection to one broker
+	// had its produce-request window full; FullBatchShare the share of batches written that had
+	// no room for another record (ClientSignals).
+	WindowShare    float64 `json:"window_share"`
+	FullBatchShare float64 `json:"full_batch_share"`
 }
 
 // SecondLatency is a one-second latency summary (ms), all phases included.
@@ -251,7 +265,7 @@ var timelineHeader = []string{"t", "phase", "target_msgs_per_sec", "sent_msgs_pe
 	"publish_p50_ms", "publish_p99_ms", "publish_max_ms",
 	"end_to_end_p50_ms", "end_to_end_p99_ms", "end_to_end_max_ms",
 	"schedule_delay_p50_ms", "schedule_delay_p99_ms", "schedule_delay_max_ms",
-	"buffer_full_ms", "in_flight", "backlog_msgs", "cpu_share"}
+	"buffer_full_ms", "in_flight", "backlog_msgs", "cpu_share", "window_share", "full_batch_share"}
 
 // WriteTimelineCSV writes the timeline, one row per second, with a header row.
 func (r *Result) WriteTimelineCSV(w io.Writer) error {
@@ -267,7 +281,7 @@ func (r *Result) WriteTimelineCSV(w io.Writer) error {
 			f(s.Publish.P50), f(s.Publish.P99), f(s.Publish.Max),
 			f(s.EndToEnd.P50), f(s.EndToEnd.P99), f(s.EndToEnd.Max),
 			f(s.ScheduleDelay.P50), f(s.ScheduleDelay.P99), f(s.ScheduleDelay.Max),
-			f(s.BufferFullMs), i(s.InFlight), i(s.BacklogMsgs), f(s.CPUShare)}
+			f(s.BufferFullMs), i(s.InFlight), i(s.BacklogMsgs), f(s.CPUShare), f(s.WindowShare), f(s.FullBatchShare)}
 		if err := cw.Write(row); err != nil {
 			return err
 		}

@@ -104,6 +104,22 @@ type Criteria struct {
 	// rate, where the shapers dropped nothing).
 	LinkDropsPerSec   float64 `json:"link_drops_per_sec"`
 	LinkRetransPerSec float64 `json:"link_retrans_per_sec"`
+	// ClientWindowShare: a run that fell short of its target or latency objective while one
+	// producer's connection to one broker had its produce-request window full (every request it
+	// may have in flight) at least this share of the window (0.9), with no broker resource at
+	// MinBottleneckUtil, is client-bound: the producers could not ask faster. Measured on
+	// loopback, 3 brokers, acks=all, idempotent (window 1): 0.14-0.23 at loads the cluster kept
+	// up with (300 and 3,000 msgs/s of 1 KB, 10,000 of 100 B), 0.93-0.99 with batch.size 1100
+	// and linger 0 at 5,000 msgs/s of 1 KB (1,243 msgs/s produced; 4 producers: 3,015), and
+	// 1.0 on brokers slow to acknowledge (replica.fetch.min.bytes 1 MB, wait 400 ms: 120 of
+	// 1,000 msgs/s of 1 KB on 3 partitions; 8 producers: 933).
+	ClientWindowShare float64 `json:"client_window_share"`
+	// ClientFullBatchShare: ... and at least this share of the producers' batches had no room
+	// for another record (0.8): records were waiting for the window, not for linger. Measured:
+	// 0-0.43 at loads the cluster kept up with (the sticky partitioner fills batches at high
+	// rates), 0.15 on the slow brokers at 50 msgs/s (window full, latency the brokers'),
+	// 0.93-1.0 where the window set the rate.
+	ClientFullBatchShare float64 `json:"client_full_batch_share"`
 }
 
 // DefaultCriteria are the documented defaults (README, "Verdict criteria").
@@ -113,7 +129,8 @@ func DefaultCriteria() Criteria {
 		MaxISRShare: 0.5, ProduceErrors: true, ClientMaxCPU: 0.9, ScheduleP99Ms: 50,
 		ClientMaxLateMs: 500, ClientStarvedWait: 0.5, ClientMinWaitS: 0.01, ClientSchedP99Ms: 25,
 		MaxBufferFullShare: 0.01, HostBusy: 0.9, HostOursShare: 0.5, MinBottleneckUtil: 0.5,
-		LinkDropsPerSec: 1, LinkRetransPerSec: 5,
+		LinkDropsPerSec: 1, LinkRetransPerSec: 5, ClientWindowShare: 0.9,
+		ClientFullBatchShare: 0.8,
 	}
 }
 
@@ -281,6 +298,9 @@ func clientBound(in Input, c Criteria, v *Verdict) (client []Reason, host *Reaso
 		client = append(client, *reason)
 	}
 	if reason := schedBound(in, c); reason != nil {
+		client = append(client, *reason)
+	}
+	if reason := windowBound(in, c); reason != nil {
 		client = append(client, *reason)
 	}
 	behind, far := lateness(r, c)

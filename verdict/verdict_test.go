@@ -25,6 +25,19 @@ func run(target, produced float64, n int) *loadgen.Result {
 	return r
 }
 
+// windowRun is a run whose producers (idempotent: window 1) had a broker's window full the
+// given share of the time, every batch full.
+func windowRun(target, produced, share float64) *loadgen.Result {
+	r := run(target, produced, 20)
+	r.Client.WindowLimit, r.Client.WindowShare, r.Client.FullBatchShare, r.Client.Batches = 1, share, 1, 12433
+	return r
+}
+
+// quietLinks puts every broker's links at 15% and 12% of their capacity.
+func quietLinks(_ int, _ int32, b *probe.BrokerSample, _ *probe.MetaSample) {
+	b.WireIn, b.WireOut = 3e5, 2.4e5
+}
+
 // series builds n one-second probe samples of 3 brokers; edit tweaks each broker sample.
 func series(n int, edit func(i int, id int32, b *probe.BrokerSample, m *probe.MetaSample)) *probe.Series {
 	s := &probe.Series{Interval: 1, Cores: 2, Local: true, HandlerPools: map[int32]int{1: 2, 2: 2, 3: 2}, NICBytesPerSec: 2e6}
@@ -231,6 +244,36 @@ func TestJudge(t *testing.T) {
 		}(), Series: series(20, func(_ int, id int32, b *probe.BrokerSample, _ *probe.MetaSample) {
 			b.ReplicationBytesIn = 0
 		})}, want: OK},
+		// The producers' window full nearly all the time, the brokers idle: the client set the
+		// rate (loopback, batch.size 1100, linger 0: 1,243 of 5,000 msgs/s, window 0.99).
+		{name: "window-bound", in: Input{Run: windowRun(5000, 1243, 0.99), Series: series(20, quietLinks)},
+			want: Invalid, reasons: []string{CritClientBound, CritShortfall}, bottle: "plimsoll (the load generator): the producers' request window"},
+		// A heap 64% full is no sign of a broker near its limit (slow brokers, 8 producers: 933 of
+		// 1,000 msgs/s, window 1.0, batches 93% full, a broker's heap at 63%).
+		{name: "window-bound-heap-full", in: Input{Run: windowRun(1000, 933, 1), Series: series(20, func(i int, id int32, b *probe.BrokerSample, m *probe.MetaSample) {
+			quietLinks(i, id, b, m)
+			b.HeapUsed = 3.2e8
+		})}, want: Invalid, reasons: []string{CritClientBound}, bottle: "plimsoll (the load generator): the producers' request window"},
+		// The same window with a link near its capacity: the cluster is slow to answer.
+		{name: "window-full-link-busy", in: Input{Run: windowRun(1000, 900, 0.99), Series: series(20, func(_ int, id int32, b *probe.BrokerSample, _ *probe.MetaSample) {
+			if id == 3 {
+				b.WireIn = 1.96e6
+			}
+		})}, want: Overloaded, reasons: []string{CritShortfall}, bottle: "broker 3 network in"},
+		// A window full most of the time in a run that kept up: nothing to explain.
+		{name: "window-full-kept-up", in: Input{Run: windowRun(1000, 1000, 0.95), Series: series(20, nil)}, want: OK},
+		// The window full but batches mostly not: records did not wait for it (slow brokers at a
+		// low rate: the latency is theirs).
+		{name: "window-full-batches-not", in: Input{Run: func() *loadgen.Result {
+			r := windowRun(50, 50, 1)
+			r.Client.FullBatchShare = 0.15
+			r.Latency.Publish.P99 = 2073
+			return r
+		}(), Series: series(20, quietLinks)}, want: Overloaded, reasons: []string{CritLatency}},
+		// A shortfall with the window full less than ClientWindowShare of the time is the cluster's.
+		{name: "window-below-share", in: Input{Run: windowRun(5000, 1243, 0.6), Series: series(20, quietLinks)}, want: Overloaded, reasons: []string{CritShortfall}},
+		{name: "window-criterion-off", in: Input{Run: windowRun(5000, 1243, 0.99), Series: series(20, quietLinks)},
+			crit: func(c *Criteria) { c.ClientWindowShare = 0 }, want: Overloaded, reasons: []string{CritShortfall}},
 		{name: "no-probe", in: Input{Run: run(1000, 1000, 20)}, want: OK},
 		{name: "no-result", in: Input{}, want: Invalid, reasons: []string{CritNoData}},
 	}

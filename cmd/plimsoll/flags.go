@@ -256,6 +256,8 @@ func addCriteriaFlags(fs *pflag.FlagSet) *verdict.Criteria {
 	fs.Float64Var(&c.MinBottleneckUtil, "min-bottleneck-utilisation", c.MinBottleneckUtil, "never name a resource below this share of its capacity the bottleneck (the bottleneck is then unknown)")
 	fs.Float64Var(&c.LinkDropsPerSec, "link-drops-per-sec", c.LinkDropsPerSec, "in an overloaded trial, an emulated link whose shaper drops at least this many packets/s is the bottleneck (0 = off)")
 	fs.Float64Var(&c.LinkRetransPerSec, "link-retrans-per-sec", c.LinkRetransPerSec, "... or out of whose broker TCP retransmits at least this many segments/s (0 = off)")
+	fs.Float64Var(&c.ClientWindowShare, "client-window-share", c.ClientWindowShare, "invalid (client-bound) when a run fell short while a producer's produce-request window to a broker was full at least this share of the time and no broker resource reached --min-bottleneck-utilisation (0 = off)")
+	fs.Float64Var(&c.ClientFullBatchShare, "client-full-batch-share", c.ClientFullBatchShare, "... and at least this share of its batches had no room for another record")
 	return &c
 }
 
@@ -265,7 +267,8 @@ func checkCriteria(c *verdict.Criteria) error {
 		v    float64
 	}{{"--min-achieved", c.MinAchieved}, {"--max-lag-growth", c.MaxLagGrowth}, {"--min-replicated", c.MinReplicated}, {"--min-handler-idle", c.MinHandlerIdle},
 		{"--max-isr-share", c.MaxISRShare}, {"--client-max-cpu", c.ClientMaxCPU}, {"--max-buffer-full-share", c.MaxBufferFullShare},
-		{"--host-busy", c.HostBusy}, {"--host-ours-share", c.HostOursShare}, {"--min-bottleneck-utilisation", c.MinBottleneckUtil}} {
+		{"--host-busy", c.HostBusy}, {"--host-ours-share", c.HostOursShare}, {"--min-bottleneck-utilisation", c.MinBottleneckUtil},
+		{"--client-window-share", c.ClientWindowShare}, {"--client-full-batch-share", c.ClientFullBatchShare}} {
 		if f.v < 0 || f.v > 1 {
 			return usageErrf("%s %v: give a share between 0 and 1 (0 switches the criterion off)", f.name, f.v)
 		}

@@ -1,0 +1,64 @@
+package verdict
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/plimsoll/plimsoll/use"
+)
+
+// windowBound is the client-bound reason of producers held back by their own protocol window:
+// a run that fell short of its target or its latency objective while one producer's connection
+// to a broker had every produce request it may have in flight for at least ClientWindowShare
+// of the window, at least ClientFullBatchShare of its batches had no room for another record,
+// and no broker resource reached MinBottleneckUtil of its capacity. The cluster
+// answered; the producers could not ask faster. nil when any of that does not hold.
+func windowBound(in Input, c Criteria) *Reason {
+	cs := in.Run.Client
+	if c.ClientWindowShare <= 0 || cs.WindowLimit <= 0 || cs.WindowShare < c.ClientWindowShare ||
+		cs.FullBatchShare < c.ClientFullBatchShare || !fellShort(in, c) {
+		return nil
+	}
+	busiest, ok := busiestBroker(in.USE)
+	if !ok || busiest.Utilisation >= 100*c.MinBottleneckUtil {
+		return nil
+	}
+	return &Reason{Criterion: CritClientBound, Text: fmt.Sprintf(
+		"the producers' request window was full %.0f%% of the measured time (%d produce request%s in flight per broker, %.0f%% of batches full) while the busiest broker resource, %s %s, was at %.0f%%: the producers, not the cluster, set the rate; use more producers (--producers), a larger batch.size, or, without idempotence, a larger max.in.flight.requests.per.connection",
+		100*cs.WindowShare, cs.WindowLimit, plural(cs.WindowLimit), 100*cs.FullBatchShare, busiest.Entity, busiest.Resource, busiest.Utilisation)}
+}
+
+// fellShort reports whether the run missed its target rate or its latency objective.
+func fellShort(in Input, c Criteria) bool {
+	r := in.Run
+	short := c.MinAchieved > 0 && r.TargetMsgsPerSec > 0 && r.ProducedMsgsPerSec < c.MinAchieved*r.TargetMsgsPerSec
+	slow := c.PublishP99SLOMs > 0 && r.Latency.Publish.P99 > c.PublishP99SLOMs
+	return short || slow
+}
+
+// busiestBroker is the broker resource nearest its capacity, its heap aside (how full the heap
+// is says when the next collection runs, not how near the broker is to its limit; its
+// saturation, GC time, is in the same row); ok is false when no broker row has a utilisation
+// (no broker metrics, or no capacities known).
+func busiestBroker(t *use.Table) (use.Busy, bool) {
+	for _, b := range use.Busiest(t, len(tableRows(t))) {
+		if strings.HasPrefix(b.Entity, "broker ") && b.Resource != "memory" {
+			return b, true
+		}
+	}
+	return use.Busy{}, false
+}
+
+func tableRows(t *use.Table) []use.Row {
+	if t == nil {
+		return nil
+	}
+	return t.Rows
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
