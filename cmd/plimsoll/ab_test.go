@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/plimsoll/plimsoll/arms"
+	"github.com/plimsoll/plimsoll/localkafka"
+	"github.com/plimsoll/plimsoll/trial"
 )
 
 // TestABBadInput: every mistake in an A/B experiment's command line is exit 2 with a message
@@ -72,5 +76,43 @@ func TestABExistingExperiment(t *testing.T) {
 	_, stderr, code := runCLI(t, "compare", "--out", out, "--a", "", "--b", "", "--", "run")
 	if code != ExitUsage || !strings.Contains(stderr, "already holds an A/B experiment") {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// TestABSecureListener: an arm with listener=ssl and/or sasl= sends the load to the local
+// cluster's listener of that name, trusting its CA, with the arm's SASL credentials.
+func TestABSecureListener(t *testing.T) {
+	c := &localkafka.State{Dir: "/c", Security: &localkafka.Security{TLS: true, SASLUser: arms.SASLUser},
+		Brokers: []*localkafka.Broker{{ID: 1, Host: "127.0.0.1", Port: 9092,
+			SecurePorts: map[string]int{"SSL": 9093, "SASL_PLAINTEXT": 9094, "SASL_SSL": 9095}}}}
+	for _, tc := range []struct {
+		spec, boot, ca, mech string
+	}{
+		{"listener=ssl", "127.0.0.1:9093", "/c/tls/ca.pem", ""},
+		{"sasl=plain", "127.0.0.1:9094", "", "PLAIN"},
+		{"listener=ssl,sasl=scram-sha-512", "127.0.0.1:9095", "/c/tls/ca.pem", "SCRAM-SHA-512"},
+	} {
+		a, err := arms.Parse("--b", tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &trial.Where{Target: c.Target()}
+		if err := secureListener(c, a.ListenerName(), a.SASL, "pw")(w); err != nil {
+			t.Fatal(err)
+		}
+		var ca, mech string
+		if w.Target.TLS != nil {
+			ca = w.Target.TLS.CAFile
+		}
+		if w.Target.SASL != nil {
+			mech = w.Target.SASL.Mechanism
+			if w.Target.SASL.User != arms.SASLUser || w.Target.SASL.Password != "pw" {
+				t.Errorf("%s: SASL %+v", tc.spec, w.Target.SASL)
+			}
+		}
+		if strings.Join(w.Target.Bootstrap, ",") != tc.boot || ca != tc.ca || mech != tc.mech || len(w.Target.MetricsURLs) != 1 {
+			t.Errorf("%s: bootstrap %v, CA %q, mechanism %q, metrics %v; want %s, %q, %q, the cluster's",
+				tc.spec, w.Target.Bootstrap, ca, mech, w.Target.MetricsURLs, tc.boot, tc.ca, tc.mech)
+		}
 	}
 }
