@@ -47,6 +47,9 @@ func runAB(cmd *cobra.Command, af *abFlags, args []string, o compare.Options, as
 		st := &m.Order[i]
 		fmt.Fprintf(stderr, "== %s (%d of %d): arm %s: %s\n", st.Dir, i+1, len(m.Order), strings.ToUpper(st.Arm), p.arm(st.Arm))
 		err := p.runStep(ctx, st, stderr)
+		if ctx.Err() != nil && st.Error == "" {
+			st.Error = "interrupted (Ctrl-C or SIGTERM); its results, if any, cover part of the window"
+		}
 		if werr := m.write(p.out); werr != nil {
 			return werr
 		}
