@@ -129,3 +129,15 @@ func TestCheckJDK(t *testing.T) {
 		}
 	}
 }
+
+func TestFirstLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":                              "plain",
+		"cannot resolve x: \x1b[0m[ERROR] y": "cannot resolve x",
+		"one\ntwo":                           "one",
+	} {
+		if got := firstLine(in); got != want {
+			t.Errorf("firstLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/plimsoll/plimsoll/localkafka"
 )
@@ -49,7 +50,7 @@ func (a Arm) Check(ctx context.Context, flag string) error {
 	}
 	if _, err := localkafka.Resolve(ctx, v); err != nil {
 		if errors.Is(err, localkafka.ErrNoSuchKafka) {
-			return &Error{flag, "kafka=" + v, fmt.Sprintf("Maven cannot resolve this release (%v); give a released version such as 4.1.0 or 3.9.1", err)}
+			return &Error{flag, "kafka=" + v, fmt.Sprintf("%s (Maven's full output: plimsoll cluster up --kafka-version %s)", firstLine(err.Error()), v)}
 		}
 		return fmt.Errorf("%s: resolving Kafka %s: %w", flag, v, err)
 	}
@@ -112,4 +113,12 @@ func (a Arm) ClientArgs(limit bool) []string {
 		args = append(args, flag, strconv.Itoa(a.MessageSize))
 	}
 	return args
+}
+
+// firstLine is msg up to its first line break or terminal escape (Maven's coloured output).
+func firstLine(msg string) string {
+	if i := strings.IndexAny(msg, "\n\x1b"); i >= 0 {
+		msg = msg[:i]
+	}
+	return strings.TrimRight(msg, ": ")
 }

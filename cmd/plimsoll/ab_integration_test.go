@@ -78,3 +78,16 @@ func TestCompareABKafkaVersions(t *testing.T) {
 		t.Errorf("output lacks the arms or the figures")
 	}
 }
+
+// TestCompareABUnresolvableKafka: a release Maven cannot resolve is exit 2 naming the arm's
+// entry, before any cluster starts or anything is written.
+func TestCompareABUnresolvableKafka(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "ab")
+	_, stderr, code := plimsoll(t, append([]string{"compare", "--a", "kafka=3.9.99", "--b", "", "--out", out, "--"}, abRun...)...)
+	if code != ExitUsage || !strings.Contains(stderr, `--a "kafka=3.9.99": kafka version not resolvable`) {
+		t.Errorf("exit %d, want 2 naming --a kafka=3.9.99:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was created", out)
+	}
+}
