@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/plimsoll/plimsoll/localkafka"
+	"github.com/plimsoll/plimsoll/units"
 )
 
 // SASLUser is the user an arm with sasl= connects as; its password is made per cluster.
@@ -53,6 +54,11 @@ func (a Arm) Check(ctx context.Context, flag string) error {
 			return &Error{flag, "kafka=" + v, fmt.Sprintf("%s (Maven's full output: plimsoll cluster up --kafka-version %s)", firstLine(err.Error()), v)}
 		}
 		return fmt.Errorf("%s: resolving Kafka %s: %w", flag, v, err)
+	}
+	if a.NIC > 0 {
+		if err := localkafka.CheckNIC(); err != nil {
+			return &Error{flag, "nic=" + strings.ReplaceAll(units.FormatBits(a.NIC), " ", ""), err.Error() + "; run as root with iproute2, or leave out nic="}
+		}
 	}
 	o := a.ClusterOptions(os.TempDir(), "check-only")
 	if err := o.Validate(); err != nil {

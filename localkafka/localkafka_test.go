@@ -2,6 +2,7 @@ package localkafka
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,5 +124,27 @@ func TestCheckJavaPath(t *testing.T) {
 				t.Errorf("CheckJava(%s, %s) = %d, %v; want %d, %v", tc.java, tc.kafka, got, err, tc.want, tc.err)
 			}
 		})
+	}
+}
+
+func TestFreeSubnet(t *testing.T) {
+	used := func(thirds ...int) string {
+		var b strings.Builder
+		for _, n := range thirds {
+			fmt.Fprintf(&b, "312: plx    inet 198.18.%d.1/24 scope global plx\\       valid_lft forever\n", n)
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		addrs, want string
+	}{
+		{"", DefaultSubnet},
+		{used(76, 77), "198.18.78.0/24"},
+		{used(76, 77, 79), "198.18.80.0/24"}, // 78's management /24 is taken
+		{used(176), "198.18.76.0/24"},        // not a gateway of ours
+	} {
+		if got := freeSubnet(tc.addrs); got != tc.want {
+			t.Errorf("freeSubnet(%q) = %s, want %s", tc.addrs, got, tc.want)
+		}
 	}
 }

@@ -102,6 +102,13 @@ func (p *abPlan) up(ctx context.Context, arm arms.Arm, dir string, hook *abHook,
 	pw := randomPassword()
 	o := arm.ClusterOptions(dir, pw)
 	o.Log = log
+	if o.NIC > 0 {
+		// Emulated NICs need a subnet of their own: another cluster may hold the default.
+		var err error
+		if o.Subnet, err = localkafka.FreeSubnet(); err != nil {
+			return nil, clusterErr(err)
+		}
+	}
 	c, err := localkafka.Up(ctx, o)
 	if err != nil {
 		return nil, clusterErr(err)
