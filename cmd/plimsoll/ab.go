@@ -159,13 +159,15 @@ func prefixErr(what string, err error) error {
 
 // abStep is one repetition of one arm, as the manifest records it.
 type abStep struct {
-	Arm          string    `json:"arm"` // a or b
-	Rep          int       `json:"rep"`
-	Dir          string    `json:"dir"` // relative to the experiment's directory
-	KafkaVersion string    `json:"kafka_version,omitempty"`
-	Java         string    `json:"java,omitempty"`
-	Started      time.Time `json:"started"`
-	Finished     time.Time `json:"finished"`
+	Arm          string `json:"arm"` // a or b
+	Rep          int    `json:"rep"`
+	Dir          string `json:"dir"` // relative to the experiment's directory
+	KafkaVersion string `json:"kafka_version,omitempty"`
+	Java         string `json:"java,omitempty"`
+	// JavaMajor is the major version `java -version` reported (17, 25, ...).
+	JavaMajor int       `json:"java_major,omitempty"`
+	Started   time.Time `json:"started"`
+	Finished  time.Time `json:"finished"`
 	// Exit is the command's exit code: 0, 3 (overloaded) or 4 (invalid) keep the results.
 	Exit  int    `json:"exit"`
 	Error string `json:"error,omitempty"`

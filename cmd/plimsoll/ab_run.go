@@ -86,6 +86,7 @@ func (p *abPlan) runStep(ctx context.Context, st *abStep, log io.Writer) (err er
 		}
 		defer down(dir, log)
 		st.KafkaVersion, st.Java = c.KafkaVersion, c.JavaBin()
+		st.JavaMajor, _ = localkafka.CheckJava(st.Java, st.KafkaVersion)
 		args = append(args, "--cluster-dir", dir)
 	}
 	err = p.command(hook, args, log).Execute()
