@@ -12,14 +12,8 @@ import (
 
 func init() { subcommands = append(subcommands, newCompareCmd) }
 
-func newCompareCmd() *cobra.Command {
-	o := compare.DefaultOptions
-	var asJSON bool
-	af := &abFlags{}
-	cmd := &cobra.Command{
-		Use:   "compare A B | compare --a ARM --b ARM [--repeat N] -- run|limit FLAGS",
-		Short: "Is B slower than A? Compare runs or limit searches, with statistics",
-		Long: `compare reads results plimsoll already wrote and says whether B is faster, slower or not
+// compareLong is compare's help: reading results, and the A/B driver.
+const compareLong = `compare reads results plimsoll already wrote and says whether B is faster, slower or not
 significantly different from A. A and B are each a run's directory (plimsoll run --out) or a
 limit search's directory or results.jsonl; a comma-separated list of them is that side's
 repetitions. Runs compare their rates, latency percentiles (from the merged HDR histograms),
@@ -48,7 +42,16 @@ floor per figure. With --bootstrap in the command, only producer:, consumer: and
 arms are possible. Every arm value is checked before any cluster starts (exit 2 otherwise).
 
 Exit code 5 when B is significantly (p < --alpha) and practically (at least --threshold) slower
-in a rate or a limit; 0 otherwise.`,
+in a rate or a limit; 0 otherwise.`
+
+func newCompareCmd() *cobra.Command {
+	o := compare.DefaultOptions
+	var asJSON bool
+	af := &abFlags{}
+	cmd := &cobra.Command{
+		Use:   "compare A B | compare --a ARM --b ARM [--repeat N] -- run|limit FLAGS",
+		Short: "Is B slower than A? Compare runs or limit searches, with statistics",
+		Long:  compareLong,
 		Example: `  plimsoll compare base new
   plimsoll compare base1,base2,base3,base4 new1,new2,new3,new4
   plimsoll compare --json --threshold 0.02 limit-3.9 limit-4.1
