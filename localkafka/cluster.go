@@ -29,6 +29,9 @@ type Options struct {
 	KafkaVersion string
 	// Dir holds the cluster's state, configs, logs and data (default DefaultDir()).
 	Dir string
+	// Java is the java binary that runs the brokers, e.g. /usr/lib/jvm/temurin-25-jdk-amd64/bin/java
+	// (default "java", the one on PATH).
+	Java string
 	// Heap is each JVM's -Xms/-Xmx, e.g. "1g" (default "1g").
 	Heap string
 	// Host is the address every listener binds to (default 127.0.0.1).
@@ -58,6 +61,9 @@ func (o *Options) defaults() {
 	}
 	if o.Dir == "" {
 		o.Dir = DefaultDir()
+	}
+	if o.Java == "" {
+		o.Java = "java"
 	}
 	if o.Heap == "" {
 		o.Heap = "1g"
@@ -170,7 +176,11 @@ func prerequisites(ctx context.Context, c *State, o *Options) (Dist, error) {
 			return Dist{}, err
 		}
 	}
-	if _, err := CheckJava(o.KafkaVersion); err != nil {
+	java := o.Java
+	if c != nil {
+		java = c.JavaBin()
+	}
+	if _, err := CheckJava(java, o.KafkaVersion); err != nil {
 		return Dist{}, err
 	}
 	fmt.Fprintf(o.Log, "resolving Kafka %s jars (cached in %s)\n", o.KafkaVersion, filepath.Join(CacheDir(), "kafka", o.KafkaVersion))
@@ -236,7 +246,7 @@ func (c *State) startAll(ctx context.Context, fresh bool, o Options) error {
 // newState chooses ports and directories for a new cluster.
 func newState(o Options, dist Dist) (*State, error) {
 	c := &State{
-		Dir: o.Dir, ClusterID: newClusterID(), KafkaVersion: o.KafkaVersion, Heap: o.Heap,
+		Dir: o.Dir, ClusterID: newClusterID(), KafkaVersion: o.KafkaVersion, Heap: o.Heap, Java: o.Java,
 		Dist: dist, ExtraConfig: o.ExtraConfig, Created: time.Now().UTC(), NIC: o.NIC,
 	}
 	if o.Security.Enabled() {

@@ -1,7 +1,10 @@
 package localkafka
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -87,6 +90,61 @@ func TestClusterIDNeverLooksLikeAnOption(t *testing.T) {
 	for i := 0; i < 2000; i++ {
 		if id := newClusterID(); len(id) != 22 || id[0] == '-' {
 			t.Fatalf("cluster id %q", id)
+		}
+	}
+}
+
+// TestCheckJavaPath covers the java binaries CheckJava refuses before running them, and a
+// fake JDK whose `java -version` prints a given version.
+func TestCheckJavaPath(t *testing.T) {
+	dir := t.TempDir()
+	fake := func(name, version string) string {
+		p := filepath.Join(dir, name)
+		script := "#!/bin/sh\necho 'openjdk version \"" + version + "\" 2025-01-01' >&2\n"
+		if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name, java, kafka string
+		want              int
+		err               error
+	}{
+		{"missing", filepath.Join(dir, "nope"), "4.1.0", 0, ErrNoJava},
+		{"a directory", dir, "4.1.0", 0, ErrNoJava},
+		{"17 for Kafka 4", fake("j17", "17.0.12"), "4.1.0", 17, nil},
+		{"11 for Kafka 4", fake("j11", "11.0.2"), "4.1.0", 11, ErrOldJava},
+		{"11 for Kafka 3.9", fake("j11b", "11.0.2"), "3.9.1", 11, nil},
+		{"1.8 for Kafka 3.9", fake("j8", "1.8.0_402"), "3.9.1", 8, ErrOldJava},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := CheckJava(tc.java, tc.kafka)
+			if got != tc.want || !errors.Is(err, tc.err) || (tc.err == nil) != (err == nil) {
+				t.Errorf("CheckJava(%s, %s) = %d, %v; want %d, %v", tc.java, tc.kafka, got, err, tc.want, tc.err)
+			}
+		})
+	}
+}
+
+func TestFreeSubnet(t *testing.T) {
+	used := func(thirds ...int) string {
+		var b strings.Builder
+		for _, n := range thirds {
+			fmt.Fprintf(&b, "312: plx    inet 198.18.%d.1/24 scope global plx\\       valid_lft forever\n", n)
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		addrs, want string
+	}{
+		{"", DefaultSubnet},
+		{used(76, 77), "198.18.78.0/24"},
+		{used(76, 77, 79), "198.18.80.0/24"}, // 78's management /24 is taken
+		{used(176), "198.18.76.0/24"},        // not a gateway of ours
+	} {
+		if got := freeSubnet(tc.addrs); got != tc.want {
+			t.Errorf("freeSubnet(%q) = %s, want %s", tc.addrs, got, tc.want)
 		}
 	}
 }

@@ -232,3 +232,32 @@ func (c *State) Shape(id int32, bytesPerSec float64) error {
 	}
 	return c.save()
 }
+
+// FreeSubnet is a /24 for emulated NICs (its next /24 for management) whose gateways no
+// interface of this machine holds: DefaultSubnet when it is free, else the next free pair in
+// 198.18.0.0/15. The A/B driver uses it so its clusters never collide with one already running.
+func FreeSubnet() (string, error) {
+	out, err := exec.Command("ip", "-o", "addr", "show").Output()
+	if err != nil {
+		return "", fmt.Errorf("%w: listing addresses (ip -o addr show): %v", ErrNoNIC, err)
+	}
+	if s := freeSubnet(string(out)); s != "" {
+		return s, nil
+	}
+	return "", fmt.Errorf("%w: every /24 pair of 198.18.0.0/15 is in use", ErrNoNIC)
+}
+
+// freeSubnet picks the subnet from `ip -o addr show` output; "" when none is free.
+func freeSubnet(addrs string) string {
+	for i := 0; i < 256; i++ {
+		third := (76 + 2*i) % 256
+		if third == 255 {
+			continue
+		}
+		data, mgmt := fmt.Sprintf("198.18.%d.1/", third), fmt.Sprintf("198.18.%d.1/", third+1)
+		if !strings.Contains(addrs, " "+data) && !strings.Contains(addrs, " "+mgmt) {
+			return fmt.Sprintf("198.18.%d.0/24", third)
+		}
+	}
+	return ""
+}

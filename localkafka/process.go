@@ -45,7 +45,7 @@ func (c *State) formatStorage(ctx context.Context) error {
 			args = append(args, c.scramArgs()...)
 			// The tool's own heap need is small; replace the broker heap to start faster.
 			args[0], args[1] = "-Xms64m", "-Xmx256m"
-			out, err := exec.CommandContext(ctx, "java", args...).CombinedOutput()
+			out, err := exec.CommandContext(ctx, c.JavaBin(), args...).CombinedOutput()
 			if err != nil {
 				errs[i] = fmt.Errorf("formatting storage of broker %d failed (%v): %s", b.ID, err, lastLines(string(out), 10))
 			}
@@ -73,7 +73,7 @@ func (c *State) start(b *Broker) error {
 	fmt.Fprintf(out, "%s %s\n", startMarker, time.Now().UTC().Format(time.RFC3339))
 	// The agent binds the broker's own address, never 0.0.0.0.
 	agent := fmt.Sprintf("-javaagent:%s=%s:%d:%s", c.Dist.Exporter, b.metricsHost(), b.MetricsPort, filepath.Join(c.Dir, "jmx-rules.yaml"))
-	args := append([]string{"java", agent}, c.jvmArgs(b)...)
+	args := append([]string{c.JavaBin(), agent}, c.jvmArgs(b)...)
 	args = append(args, "kafka.Kafka", b.configPath())
 	if b.Netns != "" {
 		// ip execs java inside the namespace, so the recorded pid is the JVM's.
@@ -305,12 +305,14 @@ type BrokerStatus struct {
 
 // Status is the cluster as `plimsoll cluster status --json` prints it.
 type Status struct {
-	KafkaVersion string         `json:"kafka_version"`
-	ClusterID    string         `json:"cluster_id"`
-	Dir          string         `json:"dir"`
-	Bootstrap    string         `json:"bootstrap"`
-	Stopped      bool           `json:"stopped"`
-	Brokers      []BrokerStatus `json:"brokers"`
+	KafkaVersion string `json:"kafka_version"`
+	ClusterID    string `json:"cluster_id"`
+	Dir          string `json:"dir"`
+	Bootstrap    string `json:"bootstrap"`
+	Stopped      bool   `json:"stopped"`
+	// Java is the java binary running the brokers ("java": the one on PATH).
+	Java    string         `json:"java"`
+	Brokers []BrokerStatus `json:"brokers"`
 	// SecureListeners are the TLS/SASL client listeners, absent when the cluster has none.
 	SecureListeners []ListenerStatus `json:"secure_listeners,omitempty"`
 }
@@ -318,7 +320,7 @@ type Status struct {
 // Status reads each broker's process state. Alive means the JVM exists and is not paused.
 func (c *State) Status() Status {
 	s := Status{KafkaVersion: c.KafkaVersion, ClusterID: c.ClusterID, Dir: c.Dir, Bootstrap: c.Bootstrap(), Stopped: c.Stopped,
-		SecureListeners: c.SecureListeners()}
+		Java: c.JavaBin(), SecureListeners: c.SecureListeners()}
 	for _, b := range c.Brokers {
 		st := b.ProcState()
 		s.Brokers = append(s.Brokers, BrokerStatus{

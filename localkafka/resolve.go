@@ -58,12 +58,17 @@ func majorVersion(v string) int {
 	return n
 }
 
-// CheckJava returns the major version of the java on PATH, or an error naming the fix.
-// Kafka 4 brokers need Java 17; Kafka 3.9 runs on 11 and later.
-func CheckJava(kafkaVersion string) (int, error) {
-	java, err := exec.LookPath("java")
-	if err != nil {
-		return 0, fmt.Errorf("%w on PATH: install a JDK 17 or later (e.g. apt-get install openjdk-17-jdk-headless) and make sure `java -version` works", ErrNoJava)
+// CheckJava returns the major version of java, a java binary ("" or "java": the one on PATH),
+// or an error naming the fix. Kafka 4 brokers need Java 17; Kafka 3.9 runs on 11 and later.
+func CheckJava(java, kafkaVersion string) (int, error) {
+	if java == "" || java == "java" {
+		p, err := exec.LookPath("java")
+		if err != nil {
+			return 0, fmt.Errorf("%w on PATH: install a JDK 17 or later (e.g. apt-get install openjdk-17-jdk-headless) and make sure `java -version` works", ErrNoJava)
+		}
+		java = p
+	} else if fi, err := os.Stat(java); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return 0, fmt.Errorf("%w: %s is not an executable java binary; give a JDK's bin/java, e.g. /usr/lib/jvm/java-17-openjdk-amd64/bin/java", ErrNoJava, java)
 	}
 	out, err := exec.Command(java, "-version").CombinedOutput()
 	if err != nil {
@@ -82,7 +87,7 @@ func CheckJava(kafkaVersion string) (int, error) {
 		need = 17
 	}
 	if major < need {
-		return major, fmt.Errorf("%w: java %d found, Kafka %s needs %d or later: install a newer JDK and put it first on PATH", ErrOldJava, major, kafkaVersion, need)
+		return major, fmt.Errorf("%w: java %d found, Kafka %s needs %d or later: install a newer JDK and put it first on PATH (or give its java with --java)", ErrOldJava, major, kafkaVersion, need)
 	}
 	return major, nil
 }

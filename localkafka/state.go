@@ -22,14 +22,16 @@ var ErrNoBroker = errors.New("no such broker")
 // State is a cluster as recorded in DIR/cluster.json. It is the only shared truth between the
 // process that started the cluster and later ones (status, down, kill, ...).
 type State struct {
-	Dir          string            `json:"dir"`
-	ClusterID    string            `json:"cluster_id"`
-	KafkaVersion string            `json:"kafka_version"`
-	Heap         string            `json:"heap"`
-	Dist         Dist              `json:"dist"`
-	ExtraConfig  map[string]string `json:"extra_config,omitempty"`
-	Brokers      []*Broker         `json:"brokers"`
-	Created      time.Time         `json:"created"`
+	Dir          string `json:"dir"`
+	ClusterID    string `json:"cluster_id"`
+	KafkaVersion string `json:"kafka_version"`
+	Heap         string `json:"heap"`
+	// Java is the java binary running the brokers ("java" or empty: the one on PATH).
+	Java        string            `json:"java,omitempty"`
+	Dist        Dist              `json:"dist"`
+	ExtraConfig map[string]string `json:"extra_config,omitempty"`
+	Brokers     []*Broker         `json:"brokers"`
+	Created     time.Time         `json:"created"`
 	// Stopped is true after `down --keep-data`: the data is kept and `up` starts it again.
 	Stopped bool `json:"stopped"`
 	// NIC is each broker's emulated link rate in bytes/s per direction; 0 = loopback, unshaped.
@@ -120,6 +122,15 @@ const (
 	ProcPaused  ProcState = "paused"
 	ProcDead    ProcState = "dead"
 )
+
+// JavaBin is the java binary the brokers run on: State.Java, or "java" (the one on PATH) for a
+// cluster recorded without one.
+func (c *State) JavaBin() string {
+	if c.Java == "" {
+		return "java"
+	}
+	return c.Java
+}
 
 // Bootstrap is the comma-separated client listeners of all brokers.
 func (c *State) Bootstrap() string {

@@ -12,13 +12,8 @@ import (
 
 func init() { subcommands = append(subcommands, newCompareCmd) }
 
-func newCompareCmd() *cobra.Command {
-	o := compare.DefaultOptions
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "compare A B",
-		Short: "Is B slower than A? Compare runs or limit searches, with statistics",
-		Long: `compare reads results plimsoll already wrote and says whether B is faster, slower or not
+// compareLong is compare's help: reading results, and the A/B driver.
+const compareLong = `compare reads results plimsoll already wrote and says whether B is faster, slower or not
 significantly different from A. A and B are each a run's directory (plimsoll run --out) or a
 limit search's directory or results.jsonl; a comma-separated list of them is that side's
 repetitions. Runs compare their rates, latency percentiles (from the merged HDR histograms),
@@ -26,13 +21,55 @@ CPU and bytes per message and USE utilisation; searches compare the safe rates o
 size. Each figure gets B/A - 1 with a confidence interval, a Mann-Whitney U p-value and a
 verdict; the USE tables say what moved. docs/compare.md has the rules.
 
+With --a and --b it is an A/B driver: it runs the command after -- (plimsoll run or limit
+flags) --repeat times per arm, each repetition on a fresh local cluster made for its arm,
+interleaving the arms (A B, B A, ...) so drift of the machine cancels, keeps every repetition's
+results in --out (a-1, b-1, b-2, a-2, ..., manifest.json), then compares the two sides as above
+and writes compare.json. An arm is comma-separated key=value entries:
+
+  kafka=VERSION             Kafka release (Maven must resolve it)
+  jdk=PATH                  the JDK (its home) running the brokers
+  listener=plaintext|ssl    the client listener; ssl adds TLS
+  sasl=MECHANISM            SASL for the clients: plain, scram-sha-256, scram-sha-512
+  heap=SIZE                 each broker's JVM heap
+  nic=RATE                  each broker's emulated NIC (root, iproute2)
+  message-size=BYTES        the workload's message size
+  broker:PROP=V             a server.properties entry on every broker
+  producer:PROP=V           a producer property; consumer:PROP=V a consumer property
+
+Arms that differ in nothing are an A/A noise check: the output says so and gives the noise
+floor per figure. With --bootstrap in the command, only producer:, consumer: and message-size=
+arms are possible. Every arm value is checked before any cluster starts (exit 2 otherwise).
+
 Exit code 5 when B is significantly (p < --alpha) and practically (at least --threshold) slower
-in a rate or a limit; 0 otherwise.`,
+in a rate or a limit; 0 otherwise.`
+
+func newCompareCmd() *cobra.Command {
+	o := compare.DefaultOptions
+	var asJSON bool
+	af := &abFlags{}
+	cmd := &cobra.Command{
+		Use:   "compare A B | compare --a ARM --b ARM [--repeat N] -- run|limit FLAGS",
+		Short: "Is B slower than A? Compare runs or limit searches, with statistics",
+		Long:  compareLong,
 		Example: `  plimsoll compare base new
   plimsoll compare base1,base2,base3,base4 new1,new2,new3,new4
-  plimsoll compare --json --threshold 0.02 limit-3.9 limit-4.1`,
-		Args: cobra.ExactArgs(2),
+  plimsoll compare --json --threshold 0.02 limit-3.9 limit-4.1
+  plimsoll compare --a kafka=3.9.1 --b kafka=4.1.0 --repeat 4 --out ab -- run --rate 5000 --duration 60s
+  plimsoll compare --a '' --b '' --repeat 4 -- run --rate 5000          # A/A: the noise floor
+  plimsoll compare --a producer:compression.type=none --b producer:compression.type=lz4 \
+      -- run --bootstrap b1:9092 --rate 20000`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if af.active(cmd) {
+				dash := cmd.ArgsLenAtDash()
+				if dash != 0 {
+					return usageErrf("with --a/--b, give the command after --, e.g. compare --a kafka=3.9.1 --b kafka=4.1.0 -- run --rate 5000 (result directories are not read then)")
+				}
+				return runAB(cmd, af, args, o, asJSON)
+			}
+			if len(args) != 2 {
+				return usageErrf("give two result locations A and B (accepts 2 arg(s), received %d), or --a/--b and a command after -- to run an A/B experiment", len(args))
+			}
 			a, err := locations("A", args[0])
 			if err != nil {
 				return err
@@ -49,6 +86,10 @@ in a rate or a limit; 0 otherwise.`,
 	f.Float64Var(&o.Alpha, "alpha", o.Alpha, "significance level of the tests; intervals are at 1 - alpha")
 	f.BoolVar(&o.Force, "force", false, "compare results of different workloads, listing the differences")
 	f.BoolVar(&asJSON, "json", false, "print the comparison as JSON")
+	f.StringVar(&af.a, "a", "", "A/B driver: arm A, key=value,... (kafka=, jdk=, listener=, sasl=, heap=, nic=, message-size=, broker:P=, producer:P=, consumer:P=); '' = defaults")
+	f.StringVar(&af.b, "b", "", "A/B driver: arm B, as --a")
+	f.IntVar(&af.repeat, "repeat", 1, "A/B driver: repetitions per arm, each on a fresh cluster (4 or more for tests over repetitions)")
+	f.StringVar(&af.out, "out", "plimsoll-ab", "A/B driver: directory for each repetition's results (a-1, b-1, ...), manifest.json and compare.json")
 	return cmd
 }
 

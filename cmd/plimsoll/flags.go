@@ -105,7 +105,20 @@ type targetFlags struct {
 	metricsURLs                                                        []string
 	clusterDir                                                         string
 	nic, diskWrite                                                     string
+	// ab is set when the A/B driver runs the command in-process (nil otherwise).
+	ab *abHook
 }
+
+// abHook lets the A/B driver (compare --a/--b) steer a run or limit it runs in-process.
+type abHook struct {
+	// checkOnly: validate the flags and the workload, then return before touching a cluster.
+	checkOnly bool
+	// adjust changes the resolved local cluster, e.g. to reach it through a secure listener.
+	adjust func(*trial.Where) error
+}
+
+// checkOnly reports whether the driver only wants the flags checked.
+func (t *targetFlags) checkOnly() bool { return t.ab != nil && t.ab.checkOnly }
 
 func addTargetFlags(fs *pflag.FlagSet) *targetFlags {
 	t := &targetFlags{}
@@ -144,6 +157,11 @@ func (t *targetFlags) resolve(ctx context.Context, log io.Writer) (*trial.Where,
 	w, err := t.where(ctx, log)
 	if err != nil {
 		return nil, err
+	}
+	if t.ab != nil && t.ab.adjust != nil {
+		if err := t.ab.adjust(w); err != nil {
+			return nil, err
+		}
 	}
 	if nic > 0 {
 		w.NIC = nic

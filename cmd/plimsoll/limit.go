@@ -33,7 +33,10 @@ type limitFlags struct {
 	noHold                bool
 }
 
-func newLimitCmd() *cobra.Command {
+func newLimitCmd() *cobra.Command { return newLimitCmdFor(nil) }
+
+// newLimitCmdFor is `plimsoll limit`, steered by the A/B driver when ab is not nil.
+func newLimitCmdFor(ab *abHook) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "limit",
 		Short: "Find the highest load the cluster sustains for each message size, and a safe load to plan for",
@@ -52,6 +55,7 @@ interrupted search. At the end it writes DIR/index.html (plimsoll report).`,
 	}
 	wf := addWorkloadFlags(cmd.Flags(), "rate", "message-size", "duration")
 	tf := addTargetFlags(cmd.Flags())
+	tf.ab = ab
 	crit := addCriteriaFlags(cmd.Flags())
 	lf := &limitFlags{}
 	f := cmd.Flags()
@@ -76,6 +80,9 @@ interrupted search. At the end it writes DIR/index.html (plimsoll report).`,
 		job.Base.Criteria = *crit
 		if err := checkCriteria(crit); err != nil {
 			return err
+		}
+		if tf.checkOnly() {
+			return nil
 		}
 		stderr := cmd.ErrOrStderr()
 		ctx, cancel := interruptible()

@@ -21,7 +21,10 @@ import (
 
 func init() { subcommands = append(subcommands, newRunCmd) }
 
-func newRunCmd() *cobra.Command {
+func newRunCmd() *cobra.Command { return newRunCmdFor(nil) }
+
+// newRunCmdFor is `plimsoll run`, steered by the A/B driver when ab is not nil.
+func newRunCmdFor(ab *abHook) *cobra.Command {
 	var (
 		out, prefix  string
 		keep, asJSON bool
@@ -46,6 +49,7 @@ Topics are named with --topic-prefix, created by the run and deleted after it.`,
 	}
 	wf := addWorkloadFlags(cmd.Flags())
 	tf := addTargetFlags(cmd.Flags())
+	tf.ab = ab
 	crit := addCriteriaFlags(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", "directory for result.json, timeline.csv, histograms.hlog and probe.json")
@@ -57,6 +61,9 @@ Topics are named with --topic-prefix, created by the run and deleted after it.`,
 		cfg, err := runConfig(wf, crit, prefix, cmd.ErrOrStderr())
 		if err != nil {
 			return err
+		}
+		if tf.checkOnly() {
+			return nil
 		}
 		cfg.Load.KeepTopics, cfg.Load.DrainTimeout = keep, drain
 		stderr := cmd.ErrOrStderr()

@@ -1,0 +1,93 @@
+//go:build integration
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// abRun is the short run each repetition of the A/B tests executes: a modest fixed rate, so
+// every repetition produces its target and the comparison rests on the figures, not overload.
+var abRun = []string{"run", "--rate", "500", "--message-size", "512", "--duration", "8s", "--warmup", "3s",
+	"--slo-p99-ms", "0", "--drain-timeout", "10s"}
+
+// abExperiment runs `compare --a A --b B --repeat N --out DIR -- run ...` and returns its
+// output and manifest.
+func abExperiment(t *testing.T, a, b, repeat string) (string, abManifest, int) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "ab")
+	args := append([]string{"compare", "--a", a, "--b", b, "--repeat", repeat, "--out", out, "--"}, abRun...)
+	stdout, stderr, code := plimsoll(t, args...)
+	t.Logf("plimsoll %s:\n%s", strings.Join(args, " "), stdout)
+	var m abManifest
+	data, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+	if err != nil {
+		t.Fatalf("exit %d, no manifest: %v\n%s", code, err, stderr)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "compare.json")); err != nil {
+		t.Errorf("no compare.json: %v\n%s", err, stderr)
+	}
+	left, _ := filepath.Glob(filepath.Join(out, ".cluster-*", "cluster.json"))
+	if len(left) > 0 {
+		t.Errorf("clusters left up: %v", left)
+	}
+	return stdout, m, code
+}
+
+// TestCompareABNoiseCheck: two identical arms, twice each, interleaved A B B A on fresh
+// clusters: an A/A noise check with no significant difference.
+func TestCompareABNoiseCheck(t *testing.T) {
+	stdout, m, code := abExperiment(t, "heap=512m", "heap=512m", "2")
+	if code != ExitOK {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	var order []string
+	for _, st := range m.Order {
+		order = append(order, st.Dir)
+		if st.KafkaVersion != "4.1.0" || st.Exit != 0 || st.JavaMajor < 17 {
+			t.Errorf("step %+v: want Kafka 4.1.0, exit 0, java 17 or later", st)
+		}
+	}
+	if strings.Join(order, " ") != "a-1 b-1 b-2 a-2" || !m.NoiseCheck || m.Verdict != "no significant difference" {
+		t.Errorf("order %v, noise check %v, verdict %q; want a-1 b-1 b-2 a-2, true, no significant difference", order, m.NoiseCheck, m.Verdict)
+	}
+	for _, want := range []string{"A/A noise check", "A/A noise floor", "produced", "no significant difference"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
+// TestCompareABKafkaVersions: Kafka 3.9.1 against 4.1.0, one repetition each, end to end.
+func TestCompareABKafkaVersions(t *testing.T) {
+	stdout, m, code := abExperiment(t, "kafka=3.9.1,heap=512m", "kafka=4.1.0,heap=512m", "1")
+	if code != ExitOK && code != ExitSlower {
+		t.Fatalf("exit %d, want 0 or 5", code)
+	}
+	if len(m.Order) != 2 || m.Order[0].KafkaVersion != "3.9.1" || m.Order[1].KafkaVersion != "4.1.0" || m.NoiseCheck {
+		t.Errorf("manifest %+v: want a-1 on 3.9.1, b-1 on 4.1.0, not a noise check", m)
+	}
+	if !strings.Contains(stdout, "arm A: kafka=3.9.1,heap=512m") || !strings.Contains(stdout, "produced") {
+		t.Errorf("output lacks the arms or the figures")
+	}
+}
+
+// TestCompareABUnresolvableKafka: a release Maven cannot resolve is exit 2 naming the arm's
+// entry, before any cluster starts or anything is written.
+func TestCompareABUnresolvableKafka(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "ab")
+	_, stderr, code := plimsoll(t, append([]string{"compare", "--a", "kafka=3.9.99", "--b", "", "--out", out, "--"}, abRun...)...)
+	if code != ExitUsage || !strings.Contains(stderr, `--a "kafka=3.9.99": kafka version not resolvable`) {
+		t.Errorf("exit %d, want 2 naming --a kafka=3.9.99:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was created", out)
+	}
+}

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/plimsoll/plimsoll/arms"
+	"github.com/plimsoll/plimsoll/compare"
+	"github.com/plimsoll/plimsoll/localkafka"
+	"github.com/plimsoll/plimsoll/report"
+	"github.com/plimsoll/plimsoll/target"
+	"github.com/plimsoll/plimsoll/trial"
+	"github.com/spf13/cobra"
+)
+
+// runAB runs the experiment: every check first, then the repetitions in interleaved order, each
+// on a fresh cluster brought down afterwards, then the comparison of the two sides.
+func runAB(cmd *cobra.Command, af *abFlags, args []string, o compare.Options, asJSON bool) error {
+	if err := o.Check(); err != nil {
+		return usageErr(err)
+	}
+	p, err := af.plan(args)
+	if err != nil {
+		return err
+	}
+	stderr := cmd.ErrOrStderr()
+	if _, err := os.Stat(filepath.Join(p.out, "manifest.json")); err == nil {
+		return usageErrf("--out %s already holds an A/B experiment (manifest.json); pick another --out", p.out)
+	}
+	ctx, cancel := interruptible()
+	defer cancel()
+	if err := p.check(ctx, stderr); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(p.out, 0o755); err != nil {
+		return err
+	}
+	m := &abManifest{Command: commandLine(), Mode: p.mode, A: p.a, B: p.b, ASpec: p.a.String(), BSpec: p.b.String(),
+		NoiseCheck: p.noiseCheck(), Remote: p.remote, Repeat: p.repeat, Order: abOrder(p.repeat)}
+	for i := range m.Order {
+		st := &m.Order[i]
+		fmt.Fprintf(stderr, "== %s (%d of %d): arm %s: %s\n", st.Dir, i+1, len(m.Order), strings.ToUpper(st.Arm), p.arm(st.Arm))
+		err := p.runStep(ctx, st, stderr)
+		if ctx.Err() != nil && st.Error == "" {
+			st.Error = "interrupted (Ctrl-C or SIGTERM); its results, if any, cover part of the window"
+		}
+		if werr := m.write(p.out); werr != nil {
+			return werr
+		}
+		if ctx.Err() != nil {
+			return withHint(fmt.Errorf("interrupted in %s; the clusters are down, finished repetitions are in %s", st.Dir, p.out), "run the experiment again with another --out")
+		}
+		if err != nil {
+			return prefixErr(st.Dir, err)
+		}
+	}
+	return p.compare(cmd, m, o, asJSON)
+}
+
+// runStep runs one repetition: its cluster up (unless remote), the command, its cluster down.
+func (p *abPlan) runStep(ctx context.Context, st *abStep, log io.Writer) (err error) {
+	st.Started = time.Now().UTC()
+	defer func() {
+		st.Finished = time.Now().UTC()
+		if err != nil {
+			st.Exit, st.Error = exitOf(err), err.Error()
+		}
+	}()
+	arm := p.arm(st.Arm)
+	args := p.repArgs(arm, filepath.Join(p.out, st.Dir))
+	hook := &abHook{}
+	if !p.remote {
+		dir, err := filepath.Abs(filepath.Join(p.out, ".cluster-"+st.Dir))
+		if err != nil {
+			return err
+		}
+		c, err := p.up(ctx, arm, dir, hook, log)
+		if err != nil {
+			return err
+		}
+		defer down(dir, log)
+		st.KafkaVersion, st.Java = c.KafkaVersion, c.JavaBin()
+		st.JavaMajor, _ = localkafka.CheckJava(st.Java, st.KafkaVersion)
+		args = append(args, "--cluster-dir", dir)
+	}
+	err = p.command(hook, args, log).Execute()
+	var ce *cliError
+	if errors.As(err, &ce) && (ce.code == ExitOverloaded || ce.code == ExitInvalid) {
+		st.Exit = ce.code // the verdict is part of the results; the repetition counts
+		return nil
+	}
+	return err
+}
+
+// up starts the arm's cluster in dir and, for a secure listener, points the hook at it.
+func (p *abPlan) up(ctx context.Context, arm arms.Arm, dir string, hook *abHook, log io.Writer) (*localkafka.State, error) {
+	pw := randomPassword()
+	o := arm.ClusterOptions(dir, pw)
+	o.Log = log
+	if o.NIC > 0 {
+		// Emulated NICs need a subnet of their own: another cluster may hold the default.
+		var err error
+		if o.Subnet, err = localkafka.FreeSubnet(); err != nil {
+			return nil, clusterErr(err)
+		}
+	}
+	c, err := localkafka.Up(ctx, o)
+	if err != nil {
+		return nil, clusterErr(err)
+	}
+	if name := arm.ListenerName(); name != "" {
+		hook.adjust = secureListener(c, name, arm.SASL, pw)
+	}
+	return c, nil
+}
+
+// down brings a repetition's cluster down, whatever happened to the repetition.
+func down(dir string, log io.Writer) {
+	if _, err := localkafka.Down(dir, false, 30*time.Second); err != nil && !errors.Is(err, localkafka.ErrNoCluster) {
+		fmt.Fprintf(log, "warning: bringing down the cluster in %s: %v (stop it with plimsoll cluster down --dir %s)\n", dir, err, dir)
+	}
+}
+
+// secureListener makes the load go through the local cluster's listener name (SSL,
+// SASL_PLAINTEXT or SASL_SSL) with the cluster's CA and the arm's SASL credentials. The probe
+// keeps the cluster's metrics endpoints and broker processes.
+func secureListener(c *localkafka.State, name, mech, password string) func(*trial.Where) error {
+	return func(w *trial.Where) error {
+		for _, l := range c.SecureListeners() {
+			if l.Name != name {
+				continue
+			}
+			w.Target.Bootstrap = strings.Split(l.Bootstrap, ",")
+			if l.CAFile != "" {
+				w.Target.TLS = &target.TLS{CAFile: l.CAFile}
+			}
+			if mech != "" {
+				w.Target.SASL = &target.SASL{Mechanism: strings.ToUpper(mech), User: l.SASLUser, Password: password}
+			}
+			return nil
+		}
+		return fmt.Errorf("the local cluster in %s has no %s listener", c.Dir, name)
+	}
+}
+
+// exitOf is the exit code err would give.
+func exitOf(err error) int {
+	var ce *cliError
+	if errors.As(err, &ce) {
+		return ce.code
+	}
+	return ExitError
+}
+
+// compare compares the two sides' repetitions, prints and writes the comparison (compare.json)
+// and records it in the manifest.
+func (p *abPlan) compare(cmd *cobra.Command, m *abManifest, o compare.Options, asJSON bool) error {
+	var a, b, order []string
+	for _, st := range m.Order {
+		dir := filepath.Join(p.out, st.Dir)
+		order = append(order, st.Dir)
+		if st.Arm == "a" {
+			a = append(a, dir)
+		} else {
+			b = append(b, dir)
+		}
+	}
+	// Arms that differ on the client side run different workloads on purpose.
+	o.Force = o.Force || p.a.MessageSize != p.b.MessageSize || !arms.Same(clientSide(p.a), clientSide(p.b))
+	c, err := loadAndCompare(a, b, o)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(p.out, "compare.json"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := report.CompareJSON(f, c); err != nil {
+		return err
+	}
+	m.Compare, m.Verdict = "compare.json", string(c.Verdict)
+	if err := m.write(p.out); err != nil {
+		return err
+	}
+	return p.print(cmd.OutOrStdout(), m, c, order, asJSON)
+}
+
+// clientSide is the part of an arm the clients see.
+func clientSide(a arms.Arm) arms.Arm {
+	return arms.Arm{Producer: a.Producer, Consumer: a.Consumer, MessageSize: a.MessageSize}
+}
+
+// loadAndCompare loads both sides and compares them; every failure is the experiment's own.
+func loadAndCompare(a, b []string, o compare.Options) (*compare.Comparison, error) {
+	sa, err := compare.Load(a)
+	if err != nil {
+		return nil, fmt.Errorf("arm A's results: %w", err)
+	}
+	sb, err := compare.Load(b)
+	if err != nil {
+		return nil, fmt.Errorf("arm B's results: %w", err)
+	}
+	return compare.Compare(sa, sb, o)
+}
+
+// print writes the experiment's header, the comparison and, for A/A, the noise floor; exit 5
+// when B is slower.
+func (p *abPlan) print(w io.Writer, m *abManifest, c *compare.Comparison, order []string, asJSON bool) error {
+	var err error
+	if asJSON {
+		err = report.CompareJSON(w, c)
+	} else {
+		report.ABHeader(w, report.ABExperiment{A: m.ASpec, B: m.BSpec, NoiseCheck: m.NoiseCheck, Remote: m.Remote,
+			Mode: m.Mode, Order: order, Out: p.out})
+		if err = report.Compare(w, c); err == nil && m.NoiseCheck {
+			err = report.NoiseFloor(w, c)
+		}
+		fmt.Fprintf(w, "\nwrote %s and %s\n", filepath.Join(p.out, "manifest.json"), filepath.Join(p.out, "compare.json"))
+	}
+	if err != nil {
+		return err
+	}
+	if c.Verdict == compare.Slower {
+		return &cliError{code: ExitSlower, err: errors.New("side B is slower"), silent: true}
+	}
+	return nil
+}
