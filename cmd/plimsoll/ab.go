@@ -22,6 +22,7 @@ type abFlags struct {
 	a, b   string
 	repeat int
 	out    string
+	warm   time.Duration
 }
 
 // active reports whether compare was asked to drive an experiment rather than read results.
@@ -37,6 +38,7 @@ type abPlan struct {
 	remote bool     // --bootstrap: the user's cluster, client-side arms only
 	repeat int
 	out    string
+	warm   time.Duration // each fresh cluster's JIT warm-up
 }
 
 // abOwned are the flags of run and limit the driver sets itself for each repetition.
@@ -49,7 +51,10 @@ func (af *abFlags) plan(args []string) (*abPlan, error) {
 	if af.repeat < 1 {
 		return nil, usageErrf("--repeat %d: give 1 or more repetitions per arm (4 or more for tests over repetitions)", af.repeat)
 	}
-	p := &abPlan{repeat: af.repeat, out: af.out}
+	if af.warm < 0 {
+		return nil, usageErrf("--warm-jit %s: give a duration, or 0 for none", af.warm)
+	}
+	p := &abPlan{repeat: af.repeat, out: af.out, warm: af.warm}
 	var err error
 	if p.a, err = arms.Parse("--a", af.a); err != nil {
 		return nil, usageErr(err)

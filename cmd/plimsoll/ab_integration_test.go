@@ -20,7 +20,8 @@ var abRun = []string{"run", "--rate", "500", "--message-size", "512", "--duratio
 func abExperiment(t *testing.T, a, b, repeat string) (string, abManifest, int) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "ab")
-	args := append([]string{"compare", "--a", a, "--b", b, "--repeat", repeat, "--out", out, "--"}, abRun...)
+	// A short JIT warm-up per cluster: four or more clusters per experiment.
+	args := append([]string{"compare", "--a", a, "--b", b, "--repeat", repeat, "--out", out, "--warm-jit", "10s", "--"}, abRun...)
 	stdout, stderr, code := plimsoll(t, args...)
 	t.Logf("plimsoll %s:\n%s", strings.Join(args, " "), stdout)
 	var m abManifest

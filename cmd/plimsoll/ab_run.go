@@ -85,6 +85,10 @@ func (p *abPlan) runStep(ctx context.Context, st *abStep, log io.Writer) (err er
 			return err
 		}
 		defer down(dir, log)
+		// Every arm's brokers compile before they are measured, as plimsoll cluster up's do.
+		if err := trial.WarmLocal(ctx, &trial.Where{Local: c, Target: c.Target(), NIC: c.NIC}, p.warm, log); err != nil {
+			return err
+		}
 		st.KafkaVersion, st.Java = c.KafkaVersion, c.JavaBin()
 		st.JavaMajor, _ = localkafka.CheckJava(st.Java, st.KafkaVersion)
 		args = append(args, "--cluster-dir", dir)

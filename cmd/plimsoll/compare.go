@@ -7,6 +7,7 @@ import (
 
 	"github.com/plimsoll/plimsoll/compare"
 	"github.com/plimsoll/plimsoll/report"
+	"github.com/plimsoll/plimsoll/trial"
 	"github.com/spf13/cobra"
 )
 
@@ -89,6 +90,7 @@ func newCompareCmd() *cobra.Command {
 	f.StringVar(&af.a, "a", "", "A/B driver: arm A, key=value,... (kafka=, jdk=, listener=, sasl=, heap=, nic=, message-size=, broker:P=, producer:P=, consumer:P=); '' = defaults")
 	f.StringVar(&af.b, "b", "", "A/B driver: arm B, as --a")
 	f.IntVar(&af.repeat, "repeat", 1, "A/B driver: repetitions per arm, each on a fresh cluster (4 or more for tests over repetitions)")
+	f.DurationVar(&af.warm, "warm-jit", trial.DefaultWarmJIT, "A/B driver: drive a moderate load this long on each fresh cluster before its repetition, so its brokers' JVMs compile first (0: none; docs/warmup.md)")
 	f.StringVar(&af.out, "out", "plimsoll-ab", "A/B driver: directory for each repetition's results (a-1, b-1, ...), manifest.json and compare.json")
 	return cmd
 }
