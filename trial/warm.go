@@ -51,8 +51,9 @@ func (w Warmth) String() string {
 }
 
 // Warm drives a moderate load (one producer, one consumer group, the runner's partitions and
-// replication factor) through the local cluster for d, so that its brokers' JVMs have compiled the code a trial runs
-// before a trial is measured. Its topics carry plimsoll's prefix and are deleted afterwards.
+// replication factor) through the local cluster for d, so that its brokers' JVMs have compiled
+// the code a trial runs before one is measured. Its topics carry plimsoll's prefix and are
+// deleted afterwards.
 func Warm(ctx context.Context, w *Where, d time.Duration) (Warmth, error) {
 	spec := warmSpec(w, d)
 	res, err := Run(ctx, Config{Spec: spec, Target: w.Target, Probe: w.ProbeConfig(),
