@@ -254,6 +254,10 @@ func TestJudge(t *testing.T) {
 			quietLinks(i, id, b, m)
 			b.HeapUsed = 3.2e8
 		})}, want: Invalid, reasons: []string{CritClientBound}, bottle: "plimsoll (the load generator): the producers' request window"},
+		// Far above a co-located cluster's capacity the window is full too, but the shared host's
+		// CPU is the limit (200,000 msgs/s of 1 KB on 2 cores: window 94%, brokers 26% each).
+		{name: "window-full-host-busy", in: Input{Run: windowRun(200000, 49131, 0.94), Series: withHost(series(20, quietLinks), 0.99, 1.56)},
+			want: Overloaded, reasons: []string{CritShortfall}},
 		// The same window with a link near its capacity: the cluster is slow to answer.
 		{name: "window-full-link-busy", in: Input{Run: windowRun(1000, 900, 0.99), Series: series(20, func(_ int, id int32, b *probe.BrokerSample, _ *probe.MetaSample) {
 			if id == 3 {

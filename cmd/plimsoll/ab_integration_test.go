@@ -21,7 +21,7 @@ func abExperiment(t *testing.T, a, b, repeat string) (string, abManifest, int) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "ab")
 	// A short JIT warm-up per cluster: four or more clusters per experiment.
-	args := append([]string{"compare", "--a", a, "--b", b, "--repeat", repeat, "--out", out, "--warm-jit", "10s", "--"}, abRun...)
+	args := append([]string{"compare", "--a", a, "--b", b, "--repeat", repeat, "--out", out, "--warm-jit", "5s", "--"}, abRun...)
 	stdout, stderr, code := plimsoll(t, args...)
 	t.Logf("plimsoll %s:\n%s", strings.Join(args, " "), stdout)
 	var m abManifest

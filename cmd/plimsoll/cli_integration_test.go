@@ -60,7 +60,7 @@ func up(t *testing.T) *localkafka.State {
 	}
 	// A short replica.lag.time.max.ms lets a paused follower leave the ISR within a test's window.
 	stdout, stderr, code := plimsoll(t, "cluster", "up", "--dir", clusterDir, "--heap", "768m",
-		"--broker-config", "replica.lag.time.max.ms=5000")
+		"--broker-config", "replica.lag.time.max.ms=5000", "--warm-jit", "20s")
 	if code != 0 {
 		t.Fatalf("cluster up: exit %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -30,7 +30,7 @@ func TestLimitSearchAndResume(t *testing.T) {
 	}
 	out := t.TempDir()
 	args := []string{"limit", "--cluster-dir", clusterDir, "--message-sizes", "100,1000", "--tolerance", "0.3",
-		"--trial-duration", "6s", "--warmup", "5s", "--out", out, "--drain-timeout", "10s"}
+		"--trial-duration", "6s", "--warmup", "3s", "--out", out, "--drain-timeout", "10s"}
 
 	// First run: killed once a trial has been stored.
 	cmd := exec.Command(bin, args...)

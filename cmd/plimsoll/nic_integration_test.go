@@ -61,7 +61,7 @@ func nicCluster(t *testing.T, subnet string) string {
 		nictest.SkipOrFail(t, err)
 	}
 	dir := filepath.Join(t.TempDir(), "nic-cluster")
-	if _, stderr, code := plimsoll(t, "cluster", "up", "--dir", dir, "--heap", "768m", "--nic", "16Mbit/s",
+	if _, stderr, code := plimsoll(t, "cluster", "up", "--dir", dir, "--heap", "768m", "--nic", "16Mbit/s", "--warm-jit", "20s",
 		"--subnet", subnet); code != 0 {
 		t.Fatalf("cluster up --nic: exit %d\n%s", code, stderr)
 	}
