@@ -52,3 +52,26 @@ func TestReportCmd(t *testing.T) {
 		t.Errorf("index.html lacks the charts or the table (%d bytes)", len(html))
 	}
 }
+
+// TestWriteABPage: the driver's page is plimsoll report's; an experiment that cannot be
+// rendered is a warning naming the way to try again, not a failure.
+func TestWriteABPage(t *testing.T) {
+	ab := filepath.Join(t.TempDir(), "ab")
+	if err := os.CopyFS(ab, os.DirFS("../../report/testdata/ab-run")); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	if got, want := writeABPage(ab, &log), filepath.Join(ab, "index.html"); got != want || log.Len() > 0 {
+		t.Errorf("page %q (log %q), want %q", got, log.String(), want)
+	}
+	if _, err := os.Stat(filepath.Join(ab, "index.html")); err != nil {
+		t.Error(err)
+	}
+	if err := os.Remove(filepath.Join(ab, "compare.json")); err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	if got := writeABPage(ab, &log); got != "" || !strings.Contains(log.String(), "plimsoll report "+ab+" tries again") {
+		t.Errorf("page %q, log %q", got, log.String())
+	}
+}
