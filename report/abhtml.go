@@ -118,9 +118,9 @@ func verdictClass(w compare.Word) string {
 // results are; what ABHeader writes as text.
 func abHeader(r *ABResults) []kv {
 	m := r.Manifest
-	mode := m.Mode
-	if mode == "limit" {
-		mode = "limit (a limit search per repetition)"
+	mode := "plimsoll " + m.Mode
+	if m.Mode == "limit" {
+		mode += " (a limit search)"
 	}
 	where := "a fresh local cluster per arm and repetition"
 	if m.Remote {
@@ -135,7 +135,7 @@ func abHeader(r *ABResults) []kv {
 		order = append(order, s)
 	}
 	return []kv{{Key: "arm A", Value: armName(m.ASpec)}, {Key: "arm B", Value: armName(m.BSpec)},
-		{Key: "command", Value: mode}, {Key: "ran on", Value: where},
+		{Key: "each repetition", Value: mode}, {Key: "ran on", Value: where},
 		{Key: "repetitions", Value: fmt.Sprintf("A %d, B %d", r.A.Reps(), r.B.Reps())},
 		{Key: "order", Value: strings.Join(order, " ")}, {Key: "results in", Value: r.Dir}}
 }
