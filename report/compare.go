@@ -88,11 +88,10 @@ func noteLine(n compare.Note) string {
 }
 
 func sideName(k compare.Kind, locs []string) string {
-	noun := "run"
 	if k == compare.KindSearch {
-		noun = "limit search"
+		return searches(len(locs)) // "searches": units.Plural would add a bare "s"
 	}
-	return units.Plural(len(locs), noun)
+	return units.Plural(len(locs), "run")
 }
 
 func orUnset(s string) string {

@@ -3,7 +3,11 @@
 // renders the results of a limit search: a self-contained HTML page
 // (index.html, with the charts drawn by gonum/plot as inline SVG, inline CSS, no JavaScript and
 // no reference to anything outside the file, so it opens offline), a PNG of the boundary chart
-// to paste elsewhere, and a plain-text rendering for the terminal.
+// to paste elsewhere, and a plain-text rendering for the terminal. It renders an A/B experiment
+// (compare --a/--b --out DIR) as a page of the same look: the experiment, the statistics table,
+// the cause and paired charts of the arms (abhtml.go, abcharts.go). LoadAB reads such a
+// directory (manifest.json, compare.json and, through package compare, the repetitions): the
+// page's input is the directory as a whole, so the reading stays next to the page.
 //
 // Its input is Data, a view model of plain Go values: the boundary (the safe and the overloaded
 // rate for each message size), the model's prediction, the trials with their verdicts, latency

@@ -35,6 +35,9 @@ func abExperiment(t *testing.T, a, b, repeat string) (string, abManifest, int) {
 	if _, err := os.Stat(filepath.Join(out, "compare.json")); err != nil {
 		t.Errorf("no compare.json: %v\n%s", err, stderr)
 	}
+	if _, err := os.Stat(filepath.Join(out, "index.html")); err != nil {
+		t.Errorf("no index.html: %v\n%s", err, stderr)
+	}
 	left, _ := filepath.Glob(filepath.Join(out, ".cluster-*", "cluster.json"))
 	if len(left) > 0 {
 		t.Errorf("clusters left up: %v", left)

@@ -193,7 +193,22 @@ func (p *abPlan) compare(cmd *cobra.Command, m *abManifest, o compare.Options, a
 	if err := m.write(p.out); err != nil {
 		return err
 	}
-	return p.print(cmd.OutOrStdout(), m, c, order, asJSON)
+	page := writeABPage(p.out, cmd.ErrOrStderr())
+	return p.print(cmd.OutOrStdout(), m, c, order, page, asJSON)
+}
+
+// writeABPage renders the finished experiment in dir as plimsoll report does and returns the
+// page's path; "" when it could not, which is a warning: the results stand without it.
+func writeABPage(dir string, log io.Writer) string {
+	r, err := report.LoadAB(dir)
+	if err == nil {
+		err = report.WriteABDir(r)
+	}
+	if err != nil {
+		fmt.Fprintf(log, "warning: the experiment's page: %v (plimsoll report %s tries again)\n", err, dir)
+		return ""
+	}
+	return filepath.Join(dir, "index.html")
 }
 
 // clientSide is the part of an arm the clients see.
@@ -214,9 +229,9 @@ func loadAndCompare(a, b []string, o compare.Options) (*compare.Comparison, erro
 	return compare.Compare(sa, sb, o)
 }
 
-// print writes the experiment's header, the comparison and, for A/A, the noise floor; exit 5
-// when B is slower.
-func (p *abPlan) print(w io.Writer, m *abManifest, c *compare.Comparison, order []string, asJSON bool) error {
+// print writes the experiment's header, the comparison and, for A/A, the noise floor, then the
+// files written (page: the HTML page, if written); exit 5 when B is slower.
+func (p *abPlan) print(w io.Writer, m *abManifest, c *compare.Comparison, order []string, page string, asJSON bool) error {
 	var err error
 	if asJSON {
 		err = report.CompareJSON(w, c)
@@ -227,6 +242,9 @@ func (p *abPlan) print(w io.Writer, m *abManifest, c *compare.Comparison, order 
 			err = report.NoiseFloor(w, c)
 		}
 		fmt.Fprintf(w, "\nwrote %s and %s\n", filepath.Join(p.out, "manifest.json"), filepath.Join(p.out, "compare.json"))
+		if page != "" {
+			fmt.Fprintf(w, "the experiment's page: %s (open it in a browser)\n", page)
+		}
 	}
 	if err != nil {
 		return err

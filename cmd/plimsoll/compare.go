@@ -26,7 +26,7 @@ With --a and --b it is an A/B driver: it runs the command after -- (plimsoll run
 flags) --repeat times per arm, each repetition on a fresh local cluster made for its arm,
 interleaving the arms (A B, B A, ...) so drift of the machine cancels, keeps every repetition's
 results in --out (a-1, b-1, b-2, a-2, ..., manifest.json), then compares the two sides as above
-and writes compare.json. An arm is comma-separated key=value entries:
+and writes compare.json and the experiment's page, index.html (plimsoll report renders it again). An arm is comma-separated key=value entries:
 
   kafka=VERSION             Kafka release (Maven must resolve it)
   jdk=PATH                  the JDK (its home) running the brokers
@@ -91,7 +91,7 @@ func newCompareCmd() *cobra.Command {
 	f.StringVar(&af.b, "b", "", "A/B driver: arm B, as --a")
 	f.IntVar(&af.repeat, "repeat", 1, "A/B driver: repetitions per arm, each on a fresh cluster (4 or more for tests over repetitions)")
 	f.DurationVar(&af.warm, "warm-jit", trial.DefaultWarmJIT, "A/B driver: drive a moderate load this long on each fresh cluster before its repetition, so its brokers' JVMs compile first (0: none; docs/warmup.md)")
-	f.StringVar(&af.out, "out", "plimsoll-ab", "A/B driver: directory for each repetition's results (a-1, b-1, ...), manifest.json and compare.json")
+	f.StringVar(&af.out, "out", "plimsoll-ab", "A/B driver: directory for each repetition's results (a-1, b-1, ...), manifest.json, compare.json and index.html")
 	return cmd
 }
 

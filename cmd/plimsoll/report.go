@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -17,18 +18,27 @@ func newReportCmd() *cobra.Command {
 	var text bool
 	cmd := &cobra.Command{
 		Use:   "report DIR",
-		Short: "Render a limit search's results as a self-contained HTML report (and PNG chart)",
+		Short: "Render a limit search's or an A/B experiment's results as a self-contained HTML report",
 		Long: `report reads DIR/results.jsonl, written by plimsoll limit, and writes DIR/index.html (charts of
 the boundary in msgs/s and MB/s against message size with the model's prediction, every trial
 with its verdict, the USE table at each boundary point, latency percentiles), DIR/boundary.png
+
+For an A/B experiment's directory (plimsoll compare --a/--b --out DIR: manifest.json and
+compare.json) it writes DIR/index.html with the experiment, the statistics table, the cause and
+paired charts: A vs B per-second produced rates and latency distributions for runs, boundary
+curves for limit searches.
 The HTML needs no network to view.`,
-		Example: "  plimsoll report plimsoll-limit\n  plimsoll report --text lim1",
+		Example: "  plimsoll report plimsoll-limit\n  plimsoll report --text lim1\n  plimsoll report plimsoll-ab",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
 			store := filepath.Join(dir, "results.jsonl")
 			if _, err := os.Stat(store); errors.Is(err, os.ErrNotExist) {
-				return usageErrf("%s not found: give a directory written by plimsoll limit --out", store)
+				if _, err := os.Stat(filepath.Join(dir, report.ABManifestFile)); err == nil {
+					return reportAB(cmd.OutOrStdout(), dir, text)
+				}
+				return usageErrf("%s not found, nor %s: give a directory written by plimsoll limit --out or by plimsoll compare --a/--b --out",
+					store, filepath.Join(dir, report.ABManifestFile))
 			}
 			sf, err := results.LoadSearch(store)
 			if errors.Is(err, results.ErrSchema) || errors.Is(err, results.ErrNoSearch) {
@@ -52,4 +62,21 @@ The HTML needs no network to view.`,
 	}
 	cmd.Flags().BoolVar(&text, "text", false, "print the report as text instead")
 	return cmd
+}
+
+// reportAB renders the A/B experiment in dir: its page, or with text the driver's output.
+// Results that cannot be read are bad input (exit 2).
+func reportAB(w io.Writer, dir string, text bool) error {
+	r, err := report.LoadAB(dir)
+	if err != nil {
+		return usageErr(err)
+	}
+	if text {
+		return report.ABText(w, r)
+	}
+	if err := report.WriteABDir(r); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s\n", filepath.Join(dir, "index.html"))
+	return nil
 }
