@@ -35,18 +35,21 @@ type limitFlags struct {
 
 func newLimitCmd() *cobra.Command { return newLimitCmdFor(nil) }
 
-// newLimitCmdFor is `plimsoll limit`, steered by the A/B driver when ab is not nil.
-func newLimitCmdFor(ab *abHook) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "limit",
-		Short: "Find the highest load the cluster sustains for each message size, and a safe load to plan for",
-		Long: `limit searches the traffic space (messages/s x bytes/message) for the boundary where the
+// limitLong is limit's help.
+const limitLong = `limit searches the traffic space (messages/s x bytes/message) for the boundary where the
 cluster overloads, the way Dropbox's platform did: for each message size it brackets the limit
 from the model's prediction (or the previous size's answer), then bisects until the highest ok
 rate and the lowest overloaded rate are within --tolerance. Each trial is a full run with the
 probe and the verdict (see plimsoll run); client-bound trials are never taken as the cluster's
 limit. Every trial is appended to DIR/results.jsonl as it finishes; --resume continues an
-interrupted search. At the end it writes DIR/index.html (plimsoll report).`,
+interrupted search. At the end it writes DIR/index.html (plimsoll report).`
+
+// newLimitCmdFor is `plimsoll limit`, steered by the A/B driver when ab is not nil.
+func newLimitCmdFor(ab *abHook) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "limit",
+		Short: "Find the highest load the cluster sustains for each message size, and a safe load to plan for",
+		Long:  limitLong,
 		Example: `  plimsoll limit                                   # local cluster, 100/1000/10000-byte messages
   plimsoll limit --message-sizes 1000 --tolerance 0.1 --trial-duration 15s --out lim1
   plimsoll limit --bootstrap b1:9092 --consumer-groups 5 --brokers-down 1 --out prod-limit

@@ -23,6 +23,16 @@ func init() { subcommands = append(subcommands, newRunCmd) }
 
 func newRunCmd() *cobra.Command { return newRunCmdFor(nil) }
 
+// runLong is run's help.
+const runLong = `run drives a Kafka cluster with real producers and consumers for a window and reports what
+happened: achieved rates, publish and end-to-end latency measured from each message's intended
+send time (no coordinated omission), the scheduling delay, a ledger of lost, duplicated and
+out-of-order messages, a USE table of every broker and the client host, and a verdict:
+ok, overloaded (exit 3) or invalid, e.g. client-bound (exit 4).
+
+Without --bootstrap it uses the local cluster (plimsoll cluster), starting one if none is up.
+Topics are named with --topic-prefix, created by the run and deleted after it.`
+
 // newRunCmdFor is `plimsoll run`, steered by the A/B driver when ab is not nil.
 func newRunCmdFor(ab *abHook) *cobra.Command {
 	var (
@@ -33,14 +43,7 @@ func newRunCmdFor(ab *abHook) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run a workload against a cluster and report rates, latency, loss, the USE table and a verdict",
-		Long: `run drives a Kafka cluster with real producers and consumers for a window and reports what
-happened: achieved rates, publish and end-to-end latency measured from each message's intended
-send time (no coordinated omission), the scheduling delay, a ledger of lost, duplicated and
-out-of-order messages, a USE table of every broker and the client host, and a verdict:
-ok, overloaded (exit 3) or invalid, e.g. client-bound (exit 4).
-
-Without --bootstrap it uses the local cluster (plimsoll cluster), starting one if none is up.
-Topics are named with --topic-prefix, created by the run and deleted after it.`,
+		Long:  runLong,
 		Example: `  plimsoll run --rate 5000 --message-size 1000 --duration 60s
   plimsoll run --workload omb/1-topic-16-partitions-1kb.yaml --driver omb/kafka-throughput.yaml
   plimsoll run --bootstrap b1:9092 --tls --sasl-mechanism scram-sha-512 --sasl-user bench \
