@@ -9,12 +9,11 @@
 // directory (manifest.json, compare.json and, through package compare, the repetitions): the
 // page's input is the directory as a whole, so the reading stays next to the page.
 //
-// Its input is Data, a view model of plain Go values: the boundary (the safe and the overloaded
-// rate for each message size), the model's prediction, the trials with their verdicts, latency
-// percentiles and USE tables, the full configuration and the environment. The caller (the CLI)
-// fills it from the results file; the package reads no results itself, which keeps it testable
-// with golden files and no cluster. WriteDir also stores the Data as data.json so a report can be
-// rendered again (ReadData, LoadDir) after the renderer improves.
+// A search's page, chart and text are drawn from a results.SearchFile (the search as the
+// results package loads it from results.jsonl), turned into a view of plain values (view.go)
+// before anything is written; the package does not read a search's files itself, which keeps
+// it testable with golden files and no cluster. The page can be rendered again from the same
+// results.jsonl (plimsoll report) after the renderer improves.
 //
 // The page states the answer first (what the cluster sustains, and the recommended safe load),
 // then the charts, then the tables. Two measuring rules show up in the text, not only in the
@@ -23,5 +22,5 @@
 // brokers and the generator on one host) is said to measure the host, with the CPU share of each.
 //
 // Rendering is deterministic: no map is iterated in an unsorted order, floats are formatted to a
-// fixed number of significant digits, and the time shown is Data.Generated, never the clock.
+// fixed number of significant digits, and the time shown is when the search began (from its results), never the clock.
 package report
