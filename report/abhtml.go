@@ -51,14 +51,7 @@ func WriteABHTML(w io.Writer, r *ABResults) error {
 	if err != nil {
 		return err
 	}
-	var b bytes.Buffer // render fully first: a template error must not leave half a page
-	if err := abTmpl.Execute(&b, pg); err != nil {
-		return fmt.Errorf("report: rendering HTML: %w", err)
-	}
-	if _, err := w.Write(b.Bytes()); err != nil {
-		return fmt.Errorf("report: writing HTML: %w", err)
-	}
-	return nil
+	return renderPage(w, abTmpl, pg)
 }
 
 // WriteABDir writes the report of the A/B experiment r into r.Dir as index.html, through a

@@ -113,8 +113,14 @@ func writeHTML(w io.Writer, v *view) error {
 	if err != nil {
 		return err
 	}
-	var b bytes.Buffer // render fully first: a template error must not leave half a page
-	if err := pageTmpl.Execute(&b, pg); err != nil {
+	return renderPage(w, pageTmpl, pg)
+}
+
+// renderPage executes t with data into a buffer and writes it to w: a template error must not
+// leave half a page.
+func renderPage(w io.Writer, t *template.Template, data any) error {
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
 		return fmt.Errorf("report: rendering HTML: %w", err)
 	}
 	if _, err := w.Write(b.Bytes()); err != nil {
