@@ -224,8 +224,7 @@ func (r *runner) fillClient(cs *ClientSignals, col *collector, st *execState, pr
 		cs.CPUShare = (endK.cpu - startK.cpu) / secs / float64(runtime.NumCPU())
 	}
 	cs.MaxInFlight = col.maxFlight
-	cs.WindowShare, cs.FullBatchShare = windowSignals(startK, endK)
-	cs.Batches = windowBatches(startK, endK)
+	cs.WindowShare, cs.FullBatchShare, cs.Batches = windowSignals(startK, endK)
 	if len(col.prods) > 0 && col.prods[0].win != nil {
 		cs.WindowLimit = col.prods[0].win.limit
 	}

@@ -140,7 +140,7 @@ func (c *collector) tick(now int64, phase string) Second {
 		BacklogMsgs:         c.backlog(k.acked),
 		CPUShare:            (k.cpu - c.last.cpu) / dt / float64(runtime.NumCPU()),
 	}
-	s.WindowShare, s.FullBatchShare = windowSignals(c.last, k)
+	s.WindowShare, s.FullBatchShare, _ = windowSignals(c.last, k)
 	startMs, endMs := (c.last.t-c.base)/1e6, (now-c.base)/1e6
 	for i, h := range []*hdr.Hist{c.sPub, c.sE2e, c.sSched} {
 		// Encoding into memory cannot fail short of running out of it; a second missing from
@@ -209,10 +209,10 @@ func processCPU() float64 {
 }
 
 // windowSignals are the producers' protocol-window readings between a and b: the largest share
-// of the interval one producer's connection to one broker spent at its window, and the share of
-// the batches written that were full.
-func windowSignals(a, b counters) (share, full float64) {
-	var batches, fulls int64
+// of the interval one producer's connection to one broker spent at its window, the share of the
+// batches written that were full, and how many batches were written.
+func windowSignals(a, b counters) (share, full float64, batches int64) {
+	var fulls int64
 	for i := range min(len(a.win), len(b.win)) {
 		share = max(share, windowShare(a.win[i], b.win[i], b.t-a.t))
 		batches += b.win[i].batches - a.win[i].batches
@@ -221,14 +221,5 @@ func windowSignals(a, b counters) (share, full float64) {
 	if batches > 0 {
 		full = float64(fulls) / float64(batches)
 	}
-	return share, full
-}
-
-// windowBatches is the number of batches the producers wrote between a and b.
-func windowBatches(a, b counters) int64 {
-	var n int64
-	for i := range min(len(a.win), len(b.win)) {
-		n += b.win[i].batches - a.win[i].batches
-	}
-	return n
+	return share, full, batches
 }

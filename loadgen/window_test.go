@@ -81,11 +81,11 @@ func TestWindowSignals(t *testing.T) {
 	a := counters{t: 0, win: []windowReading{{atLimit: map[int32]int64{1: 0, 2: 0}}}}
 	b := counters{t: int64(time.Second), win: []windowReading{{atLimit: map[int32]int64{1: int64(400 * time.Millisecond), 2: int64(900 * time.Millisecond)}}}}
 	b.win[0].batches, b.win[0].full = m.batches.Load(), m.full.Load()
-	share, full := windowSignals(a, b)
+	share, full, n := windowSignals(a, b)
 	if share != 0.9 || full != 0.5 {
 		t.Errorf("window share %v, full batches %v; want 0.9 (broker 2) and 0.5", share, full)
 	}
-	if n := windowBatches(a, b); n != 4 {
+	if n != 4 {
 		t.Errorf("batches %d, want 4", n)
 	}
 }

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/plimsoll/plimsoll/use"
@@ -53,19 +54,12 @@ func fellShort(in Input, c Criteria) bool {
 // saturation, GC time, is in the same row); ok is false when no broker row has a utilisation
 // (no broker metrics, or no capacities known).
 func busiestBroker(t *use.Table) (use.Busy, bool) {
-	for _, b := range use.Busiest(t, len(tableRows(t))) {
+	for _, b := range use.Busiest(t, math.MaxInt) {
 		if strings.HasPrefix(b.Entity, "broker ") && b.Resource != "memory" {
 			return b, true
 		}
 	}
 	return use.Busy{}, false
-}
-
-func tableRows(t *use.Table) []use.Row {
-	if t == nil {
-		return nil
-	}
-	return t.Rows
 }
 
 func plural(n int) string {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -45,7 +46,7 @@ func TestProducerWindowBound(t *testing.T) {
 		return r.Produced, state + ": " + bottleneck, criteria, why
 	}
 	one, verdict, criteria, why := produced("1")
-	if !strings.HasPrefix(verdict, "invalid: plimsoll (the load generator): the producers' request window") || !contains(criteria, "client-bound") {
+	if !strings.HasPrefix(verdict, "invalid: plimsoll (the load generator): the producers' request window") || !slices.Contains(criteria, "client-bound") {
 		t.Errorf("one producer on slow acknowledgements: %s, want invalid, the producers' request window\n%s", verdict, why)
 	}
 	if one > 300 {
@@ -56,13 +57,4 @@ func TestProducerWindowBound(t *testing.T) {
 		t.Errorf("8 producers got %.0f msgs/s through, 1 got %.0f: more windows should carry about 8 times as much", eight, one)
 	}
 	t.Logf("1 producer %.0f msgs/s (%s); 8 producers %.0f msgs/s", one, verdict, eight)
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
