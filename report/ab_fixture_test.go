@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
+	"github.com/plimsoll/plimsoll/arms"
 	"github.com/plimsoll/plimsoll/compare"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/loadgen/hdr"
@@ -62,9 +62,19 @@ func abRun(speed float64, seed uint64) *results.Trial {
 // writeABRunDir writes the synthetic experiment as the A/B driver would: the repetitions'
 // directories in interleaved order, manifest.json and compare.json.
 func writeABRunDir(dir string) error {
-	m := ABManifest{Command: "plimsoll compare --a '' --b producer:linger.ms=20 --repeat 4 --out ab -- run --rate 5000",
-		Mode: "run", ASpec: "defaults", BSpec: "producer:linger.ms=20",
-		Order: abOrder(4)}
+	armB, err := arms.Parse("--b", "producer:linger.ms=20")
+	if err != nil {
+		return err
+	}
+	m := arms.Manifest{Command: "plimsoll compare --a '' --b producer:linger.ms=20 --repeat 4 --out ab -- run --rate 5000",
+		Mode: "run", B: armB, ASpec: "defaults", BSpec: armB.String(), Repeat: 4, Order: arms.Order(4)}
+	start := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	for i := range m.Order {
+		st := &m.Order[i]
+		st.KafkaVersion, st.Java, st.JavaMajor = "4.1.0", "java", 17
+		st.Started = start.Add(time.Duration(i) * time.Minute)
+		st.Finished = st.Started.Add(50 * time.Second)
+	}
 	speed := map[string]float64{"a": 1, "b": 0.9}
 	var a, b []string
 	for i, st := range m.Order {
@@ -78,7 +88,7 @@ func writeABRunDir(dir string) error {
 			b = append(b, loc)
 		}
 	}
-	if err := writeJSONFile(filepath.Join(dir, ABManifestFile), m); err != nil {
+	if err := writeJSONFile(filepath.Join(dir, arms.ManifestFile), m); err != nil {
 		return err
 	}
 	sa, err := compare.Load(a)
@@ -101,21 +111,6 @@ func writeABRunDir(dir string) error {
 	}
 	defer f.Close()
 	return CompareJSON(f, c)
-}
-
-// abOrder is the driver's interleaved order of n repetitions a side: a-1 b-1 b-2 a-2 ...
-func abOrder(n int) []ABStep {
-	var out []ABStep
-	for r := 1; r <= n; r++ {
-		arms := []string{"a", "b"}
-		if r%2 == 0 {
-			arms = []string{"b", "a"}
-		}
-		for _, arm := range arms {
-			out = append(out, ABStep{Arm: arm, Rep: r, Dir: arm + "-" + strconv.Itoa(r)})
-		}
-	}
-	return out
 }
 
 func writeJSONFile(path string, v any) error {
@@ -162,7 +157,7 @@ func abLimitResults() (*ABResults, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := ABManifest{Mode: "limit", ASpec: "kafka=3.9.1", BSpec: "kafka=4.1.0",
-		Order: abOrder(2)}
+	m := arms.Manifest{Mode: "limit", ASpec: "kafka=3.9.1", BSpec: "kafka=4.1.0",
+		Order: arms.Order(2)}
 	return &ABResults{Dir: "ab", Manifest: m, Comparison: c, A: a, B: b}, nil
 }

@@ -8,43 +8,21 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/plimsoll/plimsoll/arms"
 	"github.com/plimsoll/plimsoll/compare"
 )
 
-// The files of an A/B experiment's directory (plimsoll compare --a/--b --out DIR) the report reads.
-const (
-	ABManifestFile = "manifest.json"
-	ABCompareFile  = "compare.json"
-)
+// ABCompareFile is the comparison the A/B driver writes in its directory (plimsoll compare --a/--b --out DIR); the manifest is arms.ManifestFile.
+const ABCompareFile = "compare.json"
 
 // ErrNoAB: a directory holds no A/B experiment (no manifest.json).
 var ErrNoAB = errors.New("no A/B experiment")
-
-// ABManifest is the part of an A/B experiment's manifest.json the report reads. The driver
-// (cmd/plimsoll, abManifest) writes more; its JSON names must stay these.
-type ABManifest struct {
-	Command    string   `json:"command"`
-	Mode       string   `json:"mode"` // run or limit
-	ASpec      string   `json:"a_spec"`
-	BSpec      string   `json:"b_spec"`
-	NoiseCheck bool     `json:"aa_noise_check"`
-	Remote     bool     `json:"remote"`
-	Order      []ABStep `json:"order"`
-}
-
-// ABStep is one repetition of one arm, in the order the driver ran them.
-type ABStep struct {
-	Arm   string `json:"arm"` // a or b
-	Rep   int    `json:"rep"`
-	Dir   string `json:"dir"` // relative to the experiment's directory
-	Error string `json:"error,omitempty"`
-}
 
 // ABResults is an A/B experiment read back from its directory: what ran, the comparison the
 // driver wrote, and each side's repetitions for the charts.
 type ABResults struct {
 	Dir        string
-	Manifest   ABManifest
+	Manifest   arms.Manifest
 	Comparison *compare.Comparison
 	A, B       compare.Side
 }
@@ -53,12 +31,14 @@ type ABResults struct {
 // the manifest lists. A directory without manifest.json gives ErrNoAB.
 func LoadAB(dir string) (*ABResults, error) {
 	r := &ABResults{Dir: dir}
-	if err := readJSON(filepath.Join(dir, ABManifestFile), &r.Manifest); err != nil {
+	m, err := arms.ReadManifest(dir)
+	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: %w (no %s)", dir, ErrNoAB, ABManifestFile)
+			return nil, fmt.Errorf("%s: %w (no %s)", dir, ErrNoAB, arms.ManifestFile)
 		}
 		return nil, err
 	}
+	r.Manifest = *m
 	doc := CompareDoc{Comparison: &compare.Comparison{}}
 	if err := readJSON(filepath.Join(dir, ABCompareFile), &doc); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -76,7 +56,6 @@ func LoadAB(dir string) (*ABResults, error) {
 			b = append(b, loc)
 		}
 	}
-	var err error
 	if r.A, err = compare.Load(a); err != nil {
 		return nil, fmt.Errorf("arm A's results: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plimsoll/plimsoll/arms"
 	goldenfile "github.com/plimsoll/plimsoll/internal/golden"
 )
 
@@ -100,7 +101,7 @@ func TestLoadABErrors(t *testing.T) {
 	if _, err := LoadAB(dir); !errors.Is(err, ErrNoAB) {
 		t.Errorf("empty dir: %v, want ErrNoAB", err)
 	}
-	if err := writeJSONFile(dir+"/"+ABManifestFile, ABManifest{Mode: "run"}); err != nil {
+	if err := writeJSONFile(dir+"/"+arms.ManifestFile, arms.Manifest{Mode: "run"}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := LoadAB(dir)

@@ -4,11 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -160,68 +158,6 @@ func prefixErr(what string, err error) error {
 		return &cliError{code: ce.code, err: fmt.Errorf("%s: %w", what, ce.err), hint: ce.hint}
 	}
 	return usageErr(fmt.Errorf("%s: %w", what, err))
-}
-
-// abStep is one repetition of one arm, as the manifest records it.
-type abStep struct {
-	Arm          string `json:"arm"` // a or b
-	Rep          int    `json:"rep"`
-	Dir          string `json:"dir"` // relative to the experiment's directory
-	KafkaVersion string `json:"kafka_version,omitempty"`
-	Java         string `json:"java,omitempty"`
-	// JavaMajor is the major version `java -version` reported (17, 25, ...).
-	JavaMajor int       `json:"java_major,omitempty"`
-	Started   time.Time `json:"started"`
-	Finished  time.Time `json:"finished"`
-	// Exit is the command's exit code: 0, 3 (overloaded) or 4 (invalid) keep the results.
-	Exit  int    `json:"exit"`
-	Error string `json:"error,omitempty"`
-}
-
-// abOrder interleaves the arms so drift of the machine cancels: A B, B A, A B, ...
-func abOrder(repeat int) []abStep {
-	var steps []abStep
-	for r := 1; r <= repeat; r++ {
-		first, second := "a", "b"
-		if r%2 == 0 {
-			first, second = "b", "a"
-		}
-		for _, arm := range []string{first, second} {
-			steps = append(steps, abStep{Arm: arm, Rep: r, Dir: fmt.Sprintf("%s-%d", arm, r)})
-		}
-	}
-	return steps
-}
-
-// abManifest is DIR/manifest.json: what the experiment was and how it ran, rewritten after
-// every repetition.
-type abManifest struct {
-	Command    string   `json:"command"`
-	Mode       string   `json:"mode"`
-	A          arms.Arm `json:"a"`
-	B          arms.Arm `json:"b"`
-	ASpec      string   `json:"a_spec"`
-	BSpec      string   `json:"b_spec"`
-	NoiseCheck bool     `json:"aa_noise_check"`
-	Remote     bool     `json:"remote"`
-	Repeat     int      `json:"repeat"`
-	Order      []abStep `json:"order"`
-	// Compare is the comparison's file (compare.json) once written, Verdict its verdict.
-	Compare string `json:"compare,omitempty"`
-	Verdict string `json:"verdict,omitempty"`
-}
-
-// write stores the manifest in dir, through a temporary file.
-func (m *abManifest) write(dir string) error {
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(dir, ".manifest.json.tmp")
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, "manifest.json"))
 }
 
 // randomPassword is a SASL password for one arm's cluster (hex: the characters localkafka takes).

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/plimsoll/plimsoll/arms"
 )
 
 // abRun is the short run each repetition of the A/B tests executes: a modest fixed rate, so
@@ -17,14 +19,14 @@ var abRun = []string{"run", "--rate", "500", "--message-size", "512", "--duratio
 
 // abExperiment runs `compare --a A --b B --repeat N --out DIR -- run ...` and returns its
 // output and manifest.
-func abExperiment(t *testing.T, a, b, repeat string) (string, abManifest, int) {
+func abExperiment(t *testing.T, a, b, repeat string) (string, arms.Manifest, int) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "ab")
 	// A short JIT warm-up per cluster: four or more clusters per experiment.
 	args := append([]string{"compare", "--a", a, "--b", b, "--repeat", repeat, "--out", out, "--warm-jit", "5s", "--"}, abRun...)
 	stdout, stderr, code := plimsoll(t, args...)
 	t.Logf("plimsoll %s:\n%s", strings.Join(args, " "), stdout)
-	var m abManifest
+	var m arms.Manifest
 	data, err := os.ReadFile(filepath.Join(out, "manifest.json"))
 	if err != nil {
 		t.Fatalf("exit %d, no manifest: %v\n%s", code, err, stderr)

@@ -41,8 +41,8 @@ func runAB(cmd *cobra.Command, af *abFlags, args []string, o compare.Options, as
 	if err := os.MkdirAll(p.out, 0o755); err != nil {
 		return err
 	}
-	m := &abManifest{Command: commandLine(), Mode: p.mode, A: p.a, B: p.b, ASpec: p.a.String(), BSpec: p.b.String(),
-		NoiseCheck: p.noiseCheck(), Remote: p.remote, Repeat: p.repeat, Order: abOrder(p.repeat)}
+	m := &arms.Manifest{Command: commandLine(), Mode: p.mode, A: p.a, B: p.b, ASpec: p.a.String(), BSpec: p.b.String(),
+		NoiseCheck: p.noiseCheck(), Remote: p.remote, Repeat: p.repeat, Order: arms.Order(p.repeat)}
 	for i := range m.Order {
 		st := &m.Order[i]
 		fmt.Fprintf(stderr, "== %s (%d of %d): arm %s: %s\n", st.Dir, i+1, len(m.Order), strings.ToUpper(st.Arm), p.arm(st.Arm))
@@ -50,7 +50,7 @@ func runAB(cmd *cobra.Command, af *abFlags, args []string, o compare.Options, as
 		if ctx.Err() != nil && st.Error == "" {
 			st.Error = "interrupted (Ctrl-C or SIGTERM); its results, if any, cover part of the window"
 		}
-		if werr := m.write(p.out); werr != nil {
+		if werr := m.Write(p.out); werr != nil {
 			return werr
 		}
 		if ctx.Err() != nil {
@@ -64,7 +64,7 @@ func runAB(cmd *cobra.Command, af *abFlags, args []string, o compare.Options, as
 }
 
 // runStep runs one repetition: its cluster up (unless remote), the command, its cluster down.
-func (p *abPlan) runStep(ctx context.Context, st *abStep, log io.Writer) (err error) {
+func (p *abPlan) runStep(ctx context.Context, st *arms.Step, log io.Writer) (err error) {
 	st.Started = time.Now().UTC()
 	defer func() {
 		st.Finished = time.Now().UTC()
@@ -164,7 +164,7 @@ func exitOf(err error) int {
 
 // compare compares the two sides' repetitions, prints and writes the comparison (compare.json)
 // and records it in the manifest.
-func (p *abPlan) compare(cmd *cobra.Command, m *abManifest, o compare.Options, asJSON bool) error {
+func (p *abPlan) compare(cmd *cobra.Command, m *arms.Manifest, o compare.Options, asJSON bool) error {
 	var a, b, order []string
 	for _, st := range m.Order {
 		dir := filepath.Join(p.out, st.Dir)
@@ -190,7 +190,7 @@ func (p *abPlan) compare(cmd *cobra.Command, m *abManifest, o compare.Options, a
 		return err
 	}
 	m.Compare, m.Verdict = "compare.json", string(c.Verdict)
-	if err := m.write(p.out); err != nil {
+	if err := m.Write(p.out); err != nil {
 		return err
 	}
 	page := writeABPage(p.out, cmd.ErrOrStderr())
@@ -231,7 +231,7 @@ func loadAndCompare(a, b []string, o compare.Options) (*compare.Comparison, erro
 
 // print writes the experiment's header, the comparison and, for A/A, the noise floor, then the
 // files written (page: the HTML page, if written); exit 5 when B is slower.
-func (p *abPlan) print(w io.Writer, m *abManifest, c *compare.Comparison, order []string, page string, asJSON bool) error {
+func (p *abPlan) print(w io.Writer, m *arms.Manifest, c *compare.Comparison, order []string, page string, asJSON bool) error {
 	var err error
 	if asJSON {
 		err = report.CompareJSON(w, c)

@@ -54,21 +54,6 @@ func TestABBadInput(t *testing.T) {
 	}
 }
 
-func TestABOrder(t *testing.T) {
-	for _, tc := range []struct {
-		repeat int
-		want   string
-	}{{1, "a-1 b-1"}, {2, "a-1 b-1 b-2 a-2"}, {3, "a-1 b-1 b-2 a-2 a-3 b-3"}} {
-		var got []string
-		for _, st := range abOrder(tc.repeat) {
-			got = append(got, st.Dir)
-		}
-		if strings.Join(got, " ") != tc.want {
-			t.Errorf("abOrder(%d) = %v, want %s", tc.repeat, got, tc.want)
-		}
-	}
-}
-
 // TestABExistingExperiment: an --out that already holds an experiment is refused.
 func TestABExistingExperiment(t *testing.T) {
 	out := t.TempDir()

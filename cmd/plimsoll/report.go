@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/plimsoll/plimsoll/arms"
 	"github.com/plimsoll/plimsoll/report"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/spf13/cobra"
@@ -34,11 +35,11 @@ The HTML needs no network to view.`,
 			dir := args[0]
 			store := filepath.Join(dir, "results.jsonl")
 			if _, err := os.Stat(store); errors.Is(err, os.ErrNotExist) {
-				if _, err := os.Stat(filepath.Join(dir, report.ABManifestFile)); err == nil {
+				if _, err := os.Stat(filepath.Join(dir, arms.ManifestFile)); err == nil {
 					return reportAB(cmd.OutOrStdout(), dir, text)
 				}
 				return usageErrf("%s not found, nor %s: give a directory written by plimsoll limit --out or by plimsoll compare --a/--b --out",
-					store, filepath.Join(dir, report.ABManifestFile))
+					store, filepath.Join(dir, arms.ManifestFile))
 			}
 			sf, err := results.LoadSearch(store)
 			if errors.Is(err, results.ErrSchema) || errors.Is(err, results.ErrNoSearch) {
