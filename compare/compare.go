@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -35,14 +36,15 @@ type Comparison struct {
 
 // Cause is why B differs: what came closer to its limit, and the costs per message that moved.
 type Cause struct {
-	// Moves are the USE resources whose utilisation rose by at least MinMove points, most
-	// first: B − A is how much closer each came to its limit.
+	// Moves are the USE resources that came at least MinMove points closer to their limit,
+	// ranked by the share of their headroom B used up (Move.Headroom).
 	Moves []Move `json:"use_moves,omitempty"`
 	// Bottlenecks are, for limit searches, the limits whose bottleneck (the resource that gave
 	// out at the unsafe rate) differs between the sides.
 	Bottlenecks []Bottleneck `json:"bottlenecks,omitempty"`
 	// Evidence are the figures of cost (CPU and bytes per message, utilisation left out) whose
-	// change reached the threshold, whatever their significance.
+	// change reached the threshold, whatever their significance, or was significant, however
+	// small: 8 bytes more per message is a few percent, and all the Heroku regression needed.
 	Evidence []Figure `json:"evidence,omitempty"`
 }
 
@@ -53,7 +55,17 @@ type Move struct {
 	Metric   string  `json:"metric"` // how the utilisation is measured, e.g. "wire bytes in ÷ NIC"
 	A        float64 `json:"a"`
 	B        float64 `json:"b"`
-	Points   float64 `json:"points"` // B − A
+	// BAtARate is B's utilisation scaled to A's produced rate (B × A's rate ÷ B's rate), for a
+	// resource whose use grows with the rate (all but memory), when the sides' mean produced
+	// rates differ by at least MinRateDiff: a B that could not keep up used less of a resource
+	// per second than the same load would have needed. Nil otherwise.
+	BAtARate *float64 `json:"b_at_a_rate,omitempty"`
+	// Points is how much closer B came to the resource's limit: (BAtARate, else B) − A.
+	Points float64 `json:"points"`
+	// Headroom is the share of A's headroom (100 − A points) that B used up, the ranking key:
+	// 5 points are most of the headroom of a link at 95% and little of a CPU at 30%. Above 1
+	// B needs more than the resource has; +Inf when A had no headroom left.
+	Headroom float64 `json:"headroom_used"`
 }
 
 // Bottleneck is one limit of one message size whose bottlenecks differ: the distinct ones each
@@ -67,6 +79,10 @@ type Bottleneck struct {
 
 // MinMove is the smallest rise of utilisation, in percentage points, that Cause lists.
 const MinMove = 1.0
+
+// MinRateDiff is the smallest difference of the sides' mean produced rates, as a share of A's,
+// at which Move scales B's utilisation to A's rate; below it the sides ran the same load.
+const MinRateDiff = 0.005
 
 // Check validates the options, naming the flag and the fix.
 func (o Options) Check() error {
@@ -103,13 +119,16 @@ func Compare(a, b Side, o Options) (*Comparison, error) {
 		c.Figures, c.Cause.Bottlenecks = searchFigures(a.Searches, b.Searches, o)
 	}
 	for _, f := range c.Figures {
-		if f.Unit != UnitPct && !f.Speed && f.Change != nil && math.Abs(*f.Change) >= o.Threshold {
+		if f.Unit != UnitPct && !f.Speed && f.Change != nil && (math.Abs(*f.Change) >= o.Threshold || significant(f, o)) {
 			c.Cause.Evidence = append(c.Cause.Evidence, f)
 		}
 	}
 	c.Verdict = overall(c.Figures)
 	return c, nil
 }
+
+// significant reports whether f's test reached alpha.
+func significant(f Figure, o Options) bool { return f.P != nil && *f.P < o.Alpha }
 
 // overall is the rule of Comparison.Verdict.
 func overall(figs []Figure) Word {
@@ -129,26 +148,51 @@ func overall(figs []Figure) Word {
 }
 
 // moves diffs the USE tables: each resource with a utilisation on both sides, the mean over
-// each side's repetitions, the rises of at least MinMove points, largest first.
+// each side's repetitions, scaled to A's rate where the rates differ (Move.BAtARate); those
+// that came at least MinMove points closer to their limit, the most of their headroom used first.
 func moves(a, b []*results.Trial) []Move {
+	scale := rateScale(a, b)
 	var out []Move
 	for _, k := range utilisationRows(a, b) {
 		ma, metric, okA := meanUtilisation(a, k)
 		mb, _, okB := meanUtilisation(b, k)
-		if okA && okB && mb-ma >= MinMove {
-			out = append(out, Move{Entity: k.entity, Resource: k.resource, Metric: metric, A: ma, B: mb, Points: mb - ma})
+		if !okA || !okB {
+			continue
 		}
+		m := Move{Entity: k.entity, Resource: k.resource, Metric: metric, A: ma, B: mb, Points: mb - ma}
+		if scale != 1 && k.resource != "memory" {
+			m.BAtARate = ptr(mb * scale)
+			m.Points = *m.BAtARate - ma
+		}
+		if m.Points < MinMove {
+			continue
+		}
+		m.Headroom = math.Inf(1)
+		if ma < 100 {
+			m.Headroom = m.Points / (100 - ma)
+		}
+		out = append(out, m)
 	}
-	slices.SortStableFunc(out, func(x, y Move) int {
-		switch {
-		case x.Points > y.Points:
-			return -1
-		case x.Points < y.Points:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(out, func(x, y Move) int { return cmp.Compare(y.Headroom, x.Headroom) })
 	return out
+}
+
+// rateScale is A's mean produced rate over B's, or 1 when they differ by less than MinRateDiff
+// of A's or either is unknown.
+func rateScale(a, b []*results.Trial) float64 {
+	ra, rb := meanProduced(a), meanProduced(b)
+	if ra <= 0 || rb <= 0 || math.Abs(rb-ra) < MinRateDiff*ra {
+		return 1
+	}
+	return ra / rb
+}
+
+func meanProduced(ts []*results.Trial) float64 {
+	var sum float64
+	for _, t := range ts {
+		sum += t.ProducedMsgsPerSec
+	}
+	return sum / float64(max(len(ts), 1))
 }
 
 func meanUtilisation(ts []*results.Trial, k rowKey) (mean float64, metric string, ok bool) {

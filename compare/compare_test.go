@@ -2,12 +2,16 @@ package compare
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/plimsoll/plimsoll/model"
+	"github.com/plimsoll/plimsoll/probe"
 	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/use"
 	"github.com/plimsoll/plimsoll/verdict"
 )
 
@@ -248,5 +252,56 @@ func TestOptionsCheck(t *testing.T) {
 	}
 	if err := DefaultOptions.Check(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestCauseAtARate: the Heroku shape. B carries 3.6% more bytes per message, so at one target
+// rate its links fill and it produces 3% less; their utilisation reads 95% on both sides, but
+// B's scaled to A's rate is 98%: most of the link's headroom, which ranks it above a larger
+// rise of heap use with far more headroom left. The bytes per message, under the threshold but
+// significant over four repetitions a side, are evidence.
+func TestCauseAtARate(t *testing.T) {
+	mk := func(rate, netIn, heap, bytesPer float64, seed uint64) *results.Trial {
+		tr := run{speed: 1, seed: seed, seconds: 5}.trial()
+		tr.ProducedMsgsPerSec = rate
+		tr.Traffic = []model.Measured{{Broker: 1, ProduceIn: rate * bytesPer}}
+		tr.LinkOverhead = ptr(0.1)
+		pct := func(v float64, metric string) use.Cell {
+			return use.Cell{Metric: metric, Unit: use.UnitPct, Mean: probe.Num(v), Max: probe.Num(v), Samples: 10}
+		}
+		tr.USE = &use.Table{Rows: []use.Row{
+			{Entity: "broker 2", Resource: "network in", Utilisation: pct(netIn, "wire bytes in ÷ NIC")},
+			{Entity: "broker 1", Resource: "memory", Utilisation: pct(heap, "heap used ÷ max")}}}
+		return tr
+	}
+	var a, b []*results.Trial
+	for i := range 4 {
+		d := float64(i) / 10
+		a = append(a, mk(16500-d, 95+d, 40+d, 550+d, uint64(i+1)))
+		b = append(b, mk(16000-d, 95-d, 46+d, 570+d, uint64(i+11)))
+	}
+	c, err := Compare(side("a", a), side("b", b), DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Cause.Moves) != 2 {
+		t.Fatalf("moves %+v, want network in and memory", c.Cause.Moves)
+	}
+	net, heap := c.Cause.Moves[0], c.Cause.Moves[1]
+	if net.Resource != "network in" || net.BAtARate == nil || math.Abs(*net.BAtARate-94.85*16499.85/15999.85) > 0.01 ||
+		math.Abs(net.Headroom-net.Points/(100-net.A)) > 1e-9 || net.Headroom < 0.5 {
+		t.Errorf("first move %+v, want broker 2 network in at about 98%% at A's rate, most of its headroom", net)
+	}
+	if heap.Resource != "memory" || heap.BAtARate != nil || math.Abs(heap.Points-6) > 0.01 || heap.Headroom > 0.11 {
+		t.Errorf("second move %+v, want memory up 6 points, not scaled to the rate", heap)
+	}
+	var wire *Figure
+	for i, f := range c.Cause.Evidence {
+		if f.Name == "wire bytes per message" {
+			wire = &c.Cause.Evidence[i]
+		}
+	}
+	if wire == nil || math.Abs(*wire.Change-20.0/550) > 0.001 || *wire.P >= 0.05 || wire.Verdict != Same {
+		t.Errorf("wire bytes per message %+v in evidence %+v: want +3.6%%, p < 0.05, below the threshold", wire, c.Cause.Evidence)
 	}
 }

@@ -59,7 +59,7 @@ func (r run) trial() *results.Trial {
 		return use.Cell{Metric: metric, Unit: use.UnitPct, Mean: probe.Num(v), Max: probe.Num(v), Samples: 10}
 	}
 	t.USE = &use.Table{Rows: []use.Row{
-		{Entity: "broker 1", Resource: "cpu", Utilisation: pct(20*jit(), "JVM share of the host's cores")},
+		{Entity: "broker 1", Resource: "cpu", Utilisation: pct(20*r.speed*jit(), "JVM share of the host's cores")},
 		{Entity: "broker 2", Resource: "network in", Utilisation: pct(90/r.speed*jit(), "wire bytes in ÷ NIC")},
 		{Entity: "broker 2", Resource: "disk", Utilisation: use.Cell{Unit: use.UnitPct, Missing: use.NoDiskCapacity}},
 	}}

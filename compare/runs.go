@@ -75,7 +75,7 @@ func median(x []float64) float64 {
 }
 
 // runSources lists every figure runs can have: the rates, the latency percentiles, CPU per
-// message of each broker, bytes per message and each utilisation of the USE tables.
+// message of each broker, broker and wire bytes per message and each utilisation of the USE tables.
 func runSources(a, b []*results.Trial) []runFigure {
 	out := []runFigure{
 		rate("produced", func(r *loadgen.Result) float64 { return r.ProducedMsgsPerSec },
@@ -98,7 +98,7 @@ func runSources(a, b []*results.Trial) []runFigure {
 	for _, p := range brokerProcesses(a, b) {
 		out = append(out, cpuPerMessage(p))
 	}
-	out = append(out, bytesPerMessage())
+	out = append(out, bytesPerMessage(), wireBytesPerMessage())
 	for _, k := range utilisationRows(a, b) {
 		out = append(out, utilisation(k))
 	}
@@ -189,14 +189,32 @@ func cpuPerMessage(process string) runFigure {
 func bytesPerMessage() runFigure {
 	return runFigure{
 		fig: Figure{Name: "broker traffic per message", Unit: UnitBytesPerMsg},
+		rep: trafficPerMessage,
+	}
+}
+
+// wireBytesPerMessage is what the brokers' emulated links carried both ways per message
+// produced: the broker traffic per message with the links' framing (Trial.LinkOverhead) added,
+// the bytes a NIC must carry. Runs without emulated links have no such figure.
+func wireBytesPerMessage() runFigure {
+	return runFigure{
+		fig: Figure{Name: "wire bytes per message", Unit: UnitBytesPerMsg},
 		rep: func(t *results.Trial) (float64, bool) {
-			var sum float64
-			for _, m := range t.Traffic {
-				sum += m.ProduceIn + m.ReplicationIn + m.ReplicationOut + m.ConsumeOut
+			b, ok := trafficPerMessage(t)
+			if !ok || t.LinkOverhead == nil {
+				return 0, false
 			}
-			return sum / t.ProducedMsgsPerSec, len(t.Traffic) > 0 && t.ProducedMsgsPerSec > 0
+			return b * (1 + *t.LinkOverhead), true
 		},
 	}
+}
+
+func trafficPerMessage(t *results.Trial) (float64, bool) {
+	var sum float64
+	for _, m := range t.Traffic {
+		sum += m.ProduceIn + m.ReplicationIn + m.ReplicationOut + m.ConsumeOut
+	}
+	return sum / t.ProducedMsgsPerSec, len(t.Traffic) > 0 && t.ProducedMsgsPerSec > 0
 }
 
 // rowKey names a USE row: its entity and resource.

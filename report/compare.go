@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -161,7 +162,7 @@ func pCell(f compare.Figure) string {
 // the caveats of the samples: too few to test, or one run's seconds standing in for
 // repetitions.
 func compareSummary(c *compare.Comparison) string {
-	var throughput, others []string
+	var decided, others []string
 	needed, seconds := 0, false
 	for _, f := range c.Figures {
 		if f.Throughput && f.Needed > 0 {
@@ -173,7 +174,7 @@ func compareSummary(c *compare.Comparison) string {
 		}
 		s := fmt.Sprintf("%s %s", figureLabel(f), units.Change(*f.Change))
 		if f.Throughput && f.Verdict == c.Verdict {
-			throughput = append(throughput, s)
+			decided = append(decided, s)
 		} else {
 			others = append(others, s+" ("+string(f.Verdict)+")")
 		}
@@ -183,7 +184,7 @@ func compareSummary(c *compare.Comparison) string {
 	if c.Verdict == compare.Same {
 		fmt.Fprintf(&b, "verdict: no significant difference in throughput (no rate or limit with %s)", rule)
 	} else {
-		fmt.Fprintf(&b, "verdict: B is %s than A: %s (%s)", c.Verdict, strings.Join(throughput, ", "), rule)
+		fmt.Fprintf(&b, "verdict: B is %s than A: %s (%s)", c.Verdict, strings.Join(decided, ", "), rule)
 	}
 	if len(others) > 0 {
 		fmt.Fprintf(&b, "\nother figures that differ: %s", strings.Join(others, "; "))
@@ -200,12 +201,12 @@ func compareSummary(c *compare.Comparison) string {
 }
 
 // causeLines are the evidence of what moved: the USE resources that came closer to their
-// limits, most first, then the costs per message that changed by the threshold.
+// limits, the most of their headroom used first, then the costs per message that changed by the
+// threshold or significantly.
 func causeLines(c *compare.Comparison) []string {
 	var out []string
 	for _, m := range c.Cause.Moves {
-		out = append(out, fmt.Sprintf("%s %s: %s%% → %s%% (+%s points; %s)", m.Entity, m.Resource,
-			units.Short(m.A), units.Short(m.B), units.Short(m.Points), m.Metric))
+		out = append(out, moveLine(m))
 	}
 	for _, b := range c.Cause.Bottlenecks {
 		name := "ceiling"
@@ -224,6 +225,21 @@ func causeLines(c *compare.Comparison) []string {
 			delta, units.Change(*f.Change)))
 	}
 	return out
+}
+
+// moveLine says how much closer B came to one resource's limit, e.g. "broker 2 network in:
+// 95% → 97% (101% at A's rate; +6 points, 120% of its headroom; wire bytes in ÷ NIC)".
+func moveLine(m compare.Move) string {
+	at := ""
+	if m.BAtARate != nil {
+		at = units.Short(*m.BAtARate) + "% at A's rate; "
+	}
+	room := "none was left"
+	if !math.IsInf(m.Headroom, 1) {
+		room = units.Percent(m.Headroom) + " of its headroom"
+	}
+	return fmt.Sprintf("%s %s: %s%% → %s%% (%s+%s points, %s; %s)", m.Entity, m.Resource,
+		units.Short(m.A), units.Short(m.B), at, units.Short(m.Points), room, m.Metric)
 }
 
 // howMany says how many repetitions each side had: "1 limit search a side", "2 runs and 3 runs".

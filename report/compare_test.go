@@ -36,7 +36,9 @@ func slowerRuns() *compare.Comparison {
 				CI: &compare.Interval{Lo: 0.04, Hi: 0.1}, Basis: compare.BasisRepetitions, N1: 5, N2: 5, U: f64(0), P: f64(0.0079), Verdict: compare.Worse},
 		},
 		Cause: compare.Cause{
-			Moves:    []compare.Move{{Entity: "broker 2", Resource: "network in", Metric: "wire bytes in ÷ NIC", A: 91, B: 98, Points: 7}},
+			Moves: []compare.Move{{Entity: "broker 2", Resource: "network in", Metric: "wire bytes in ÷ NIC", A: 91, B: 98,
+				BAtARate: f64(98 * 10000 / 9000.0), Points: 98*10000/9000.0 - 91, Headroom: (98*10000/9000.0 - 91) / 9},
+				{Entity: "broker 1", Resource: "memory", Metric: "heap used ÷ max", A: 40, B: 46, Points: 6, Headroom: 0.1}},
 			Evidence: []compare.Figure{cpu, bytesPer},
 		},
 		Verdict:     compare.Slower,

@@ -20,7 +20,8 @@ limit search's directory or results.jsonl; a comma-separated list of them is tha
 repetitions. Runs compare their rates, latency percentiles (from the merged HDR histograms),
 CPU and bytes per message and USE utilisation; searches compare the safe rates of each message
 size. Each figure gets B/A - 1 with a confidence interval, a Mann-Whitney U p-value and a
-verdict; the USE tables say what moved. docs/compare.md has the rules.
+verdict; the USE tables say which resources came closer to their limits. docs/compare.md has
+the rules.
 
 With --a and --b it is an A/B driver: it runs the command after -- (plimsoll run or limit
 flags) --repeat times per arm, each repetition on a fresh local cluster made for its arm,
