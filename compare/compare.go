@@ -22,10 +22,10 @@ type Comparison struct {
 	Threshold float64  `json:"threshold"`
 	Figures   []Figure `json:"figures"`
 	Cause     Cause    `json:"cause"`
-	// Verdict is the overall verdict: Slower when any throughput figure (a rate or a limit) is
+	// Verdict is the overall verdict over the figures that decide it (Figure.Decides: rates,
+	// limits, and latency percentiles tested over repetitions): Slower when any of them is
 	// significantly and practically worse; else Faster when any is significantly and
-	// practically better; else Same. A client-bound limit is left out: its safe rate is only
-	// a lower bound.
+	// practically better; else Same.
 	Verdict Word `json:"verdict"`
 	// Notes are what weakens some repetitions' figures (interrupted, invalid, a torn results
 	// file), both sides'.
@@ -134,7 +134,7 @@ func significant(f Figure, o Options) bool { return f.P != nil && *f.P < o.Alpha
 func overall(figs []Figure) Word {
 	v := Same
 	for _, f := range figs {
-		if !f.Throughput || f.ClientBound {
+		if !f.Decides() {
 			continue
 		}
 		switch f.Verdict {

@@ -305,3 +305,41 @@ func TestCauseAtARate(t *testing.T) {
 		t.Errorf("wire bytes per message %+v in evidence %+v: want +3.6%%, p < 0.05, below the threshold", wire, c.Cause.Evidence)
 	}
 }
+
+// TestVerdictLatencyDecides: at one target rate that both sides keep up with, B's latency 25%
+// longer over five repetitions a side makes B slower overall; over one run a side the latency
+// figure, tested over seconds, still says slower but does not decide.
+func TestVerdictLatencyDecides(t *testing.T) {
+	keepUp := func(ts []*results.Trial) []*results.Trial {
+		for _, tr := range ts {
+			tr.ProducedMsgsPerSec, tr.ConsumedMsgsPerSec = 10000, 10000
+			for i := range tr.Timeline {
+				tr.Timeline[i].ProducedMsgsPerSec, tr.Timeline[i].ConsumedMsgsPerSec = 10000, 10000
+			}
+		}
+		return ts
+	}
+	base := run{speed: 1, noise: 0.01, seed: 1, seconds: 30}
+	slow := run{speed: 0.8, noise: 0.01, seed: 2, seconds: 30}
+	for _, c := range []struct {
+		name    string
+		n       int
+		overall Word
+		basis   Basis
+	}{
+		{"five runs a side", 5, Slower, BasisRepetitions},
+		{"one run a side", 1, Same, BasisSeconds},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmp, err := Compare(side("a", keepUp(runs(base, c.n))), side("b", keepUp(runs(slow, c.n))), DefaultOptions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, p := figure(t, cmp, "publish latency p99", ""), figure(t, cmp, "produced", "")
+			if cmp.Verdict != c.overall || l.Verdict != Slower || l.Basis != c.basis || p.Verdict != Same {
+				t.Errorf("overall %q, latency p99 %q over %s, produced %q; want %q, slower over %s, %q",
+					cmp.Verdict, l.Verdict, l.Basis, p.Verdict, c.overall, c.basis, Same)
+			}
+		})
+	}
+}

@@ -52,7 +52,8 @@ type Figure struct {
 	HigherIsBetter bool `json:"higher_is_better"`
 	// Speed: the verdict is faster or slower (else better or worse).
 	Speed bool `json:"speed"`
-	// Throughput: a rate or limit; the overall verdict rests on these.
+	// Throughput: a rate or limit; the overall verdict rests on these and on latency tested
+	// over repetitions (Decides).
 	Throughput bool `json:"throughput"`
 	// ClientBound: a search of either side found the load generator, not the cluster, the
 	// limit at this size, so that side's safe rate is only a lower bound of the limit. The
@@ -90,6 +91,18 @@ var DefaultOptions = Options{Alpha: 0.05, Threshold: 0.05}
 // figure has them.
 type samples struct {
 	reps, seconds []float64
+}
+
+// Decides reports whether f counts in the overall verdict: a rate or a limit that is not
+// client-bound (a client-bound limit's safe rate is only a lower bound), or a latency percentile
+// tested over repetitions. At a fixed target rate that both sides keep up with, latency is the
+// only speed that can differ; one run's seconds are not independent, so latency tested over them
+// (one run a side) keeps its own verdict but does not decide.
+func (f Figure) Decides() bool {
+	if f.ClientBound || !f.Speed {
+		return false
+	}
+	return f.Throughput || f.Basis == BasisRepetitions
 }
 
 // judge fills f's change, test, interval and verdict from its samples; f.A and f.B are set.

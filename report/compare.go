@@ -173,7 +173,7 @@ func compareSummary(c *compare.Comparison) string {
 			continue
 		}
 		s := fmt.Sprintf("%s %s", figureLabel(f), units.Change(*f.Change))
-		if f.Throughput && f.Verdict == c.Verdict {
+		if f.Decides() && f.Verdict == c.Verdict {
 			decided = append(decided, s)
 		} else {
 			others = append(others, s+" ("+string(f.Verdict)+")")
@@ -182,7 +182,11 @@ func compareSummary(c *compare.Comparison) string {
 	rule := fmt.Sprintf("p < %s and a change of at least %s", units.Short(c.Alpha), units.Percent(c.Threshold))
 	var b strings.Builder
 	if c.Verdict == compare.Same {
-		fmt.Fprintf(&b, "verdict: no significant difference in throughput (no rate or limit with %s)", rule)
+		decides := "no rate or limit"
+		if c.Kind == compare.KindRun {
+			decides = "no rate, nor latency tested over repetitions,"
+		}
+		fmt.Fprintf(&b, "verdict: no significant difference in speed (%s with %s)", decides, rule)
 	} else {
 		fmt.Fprintf(&b, "verdict: B is %s than A: %s (%s)", c.Verdict, strings.Join(decided, ", "), rule)
 	}

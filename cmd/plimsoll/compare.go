@@ -44,7 +44,7 @@ floor per figure. With --bootstrap in the command, only producer:, consumer: and
 arms are possible. Every arm value is checked before any cluster starts (exit 2 otherwise).
 
 Exit code 5 when B is significantly (p < --alpha) and practically (at least --threshold) slower
-in a rate or a limit; 0 otherwise.`
+in a rate or a limit, or in a latency percentile tested over repetitions; 0 otherwise.`
 
 func newCompareCmd() *cobra.Command {
 	o := compare.DefaultOptions
