@@ -62,9 +62,9 @@ type Move struct {
 	BAtARate *float64 `json:"b_at_a_rate,omitempty"`
 	// Points is how much closer B came to the resource's limit: (BAtARate, else B) − A.
 	Points float64 `json:"points"`
-	// Headroom is the share of A's headroom (100 − A points) that B used up, the ranking key:
-	// 5 points are most of the headroom of a link at 95% and little of a CPU at 30%. Above 1
-	// B needs more than the resource has; +Inf when A had no headroom left.
+	// Headroom is the share of A's headroom (100 − A points, at least MinHeadroom) that B used
+	// up, the ranking key: 5 points are most of the headroom of a link at 95% and little of a
+	// CPU at 30%. Above 1, B needs more than the resource has.
 	Headroom float64 `json:"headroom_used"`
 }
 
@@ -79,6 +79,11 @@ type Bottleneck struct {
 
 // MinMove is the smallest rise of utilisation, in percentage points, that Cause lists.
 const MinMove = 1.0
+
+// MinHeadroom is the least headroom, in points, a Move's share is taken of: a resource A used
+// fully (100%, or above it, as a busy link's measure can read) still ranks by how far B went
+// past it, and the share stays finite (JSON has no infinity).
+const MinHeadroom = 1.0
 
 // MinRateDiff is the smallest difference of the sides' mean produced rates, as a share of A's,
 // at which Move scales B's utilisation to A's rate; below it the sides ran the same load.
@@ -167,10 +172,7 @@ func moves(a, b []*results.Trial) []Move {
 		if m.Points < MinMove {
 			continue
 		}
-		m.Headroom = math.Inf(1)
-		if ma < 100 {
-			m.Headroom = m.Points / (100 - ma)
-		}
+		m.Headroom = m.Points / max(100-ma, MinHeadroom)
 		out = append(out, m)
 	}
 	slices.SortStableFunc(out, func(x, y Move) int { return cmp.Compare(y.Headroom, x.Headroom) })

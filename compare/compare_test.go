@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -341,5 +342,28 @@ func TestVerdictLatencyDecides(t *testing.T) {
 					cmp.Verdict, l.Verdict, l.Basis, p.Verdict, c.overall, c.basis, Same)
 			}
 		})
+	}
+}
+
+// TestCauseFullResource: a link A used fully still ranks by how far B went past it, with a
+// finite share that the comparison's JSON can hold.
+func TestCauseFullResource(t *testing.T) {
+	mk := func(rate float64, seed uint64) *results.Trial {
+		tr := run{speed: 1, seed: seed, seconds: 5}.trial()
+		tr.ProducedMsgsPerSec = rate
+		tr.USE = &use.Table{Rows: []use.Row{{Entity: "broker 2", Resource: "network in",
+			Utilisation: use.Cell{Metric: "wire bytes in ÷ NIC", Unit: use.UnitPct, Mean: 100, Max: 100, Samples: 10}}}}
+		return tr
+	}
+	c, err := Compare(side("a", []*results.Trial{mk(16500, 1), mk(16500, 2)}), side("b", []*results.Trial{mk(16000, 3), mk(16000, 4)}), DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 100*16500/16000.0 - 100
+	if len(c.Cause.Moves) != 1 || math.Abs(c.Cause.Moves[0].Headroom-want/MinHeadroom) > 1e-9 {
+		t.Fatalf("moves %+v, want network in with %.3f of its headroom", c.Cause.Moves, want)
+	}
+	if _, err := json.Marshal(c); err != nil {
+		t.Errorf("the comparison does not encode: %v", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -238,12 +237,8 @@ func moveLine(m compare.Move) string {
 	if m.BAtARate != nil {
 		at = units.Short(*m.BAtARate) + "% at A's rate; "
 	}
-	room := "none was left"
-	if !math.IsInf(m.Headroom, 1) {
-		room = units.Percent(m.Headroom) + " of its headroom"
-	}
-	return fmt.Sprintf("%s %s: %s%% → %s%% (%s+%s points, %s; %s)", m.Entity, m.Resource,
-		units.Short(m.A), units.Short(m.B), at, units.Short(m.Points), room, m.Metric)
+	return fmt.Sprintf("%s %s: %s%% → %s%% (%s+%s points, %s of its headroom; %s)", m.Entity, m.Resource,
+		units.Short(m.A), units.Short(m.B), at, units.Short(m.Points), units.Percent(m.Headroom), m.Metric)
 }
 
 // howMany says how many repetitions each side had: "1 limit search a side", "2 runs and 3 runs".
