@@ -88,7 +88,7 @@ func writeABRunDir(dir string) error {
 			b = append(b, loc)
 		}
 	}
-	if err := writeJSONFile(filepath.Join(dir, arms.ManifestFile), m); err != nil {
+	if err := m.Write(dir); err != nil {
 		return err
 	}
 	sa, err := compare.Load(a)
