@@ -16,13 +16,21 @@ type lossyLink struct {
 	// name is "broker N network in|out", as evidence lines and the bottleneck begin.
 	name string
 	// text says how busy the link was and how it lost data.
-	text   string
-	losses float64
+	text string
+	// drops and retrans are the shaper's drops and TCP's retransmits per second; dropped says
+	// the drops reached their criterion.
+	drops, retrans float64
+	dropped        bool
 }
 
 // lossyLinks finds the links whose shaper drops or TCP retransmits per second (the mean over
-// the window, from the USE table's errors cells) reach their criterion, most losses first.
-// They judge nothing alone; an overloaded trial names one as its bottleneck.
+// the window, from the USE table's errors cells) reach their criterion. They judge nothing
+// alone; an overloaded trial names one as its bottleneck, so the order is the order of blame:
+// links whose shaper dropped come first, most drops first, then links that only retransmitted,
+// most retransmits first. A shaper drops where the link is full; TCP retransmits in the
+// namespace of whoever sends into a full link, which is usually another broker's (docs/use.md):
+// in TestLinkLossesNIC broker 1 retransmitted 18.8 segments/s at 28% of its link while broker
+// 2's full link dropped 6.5 packets/s out and 2.8 in.
 func lossyLinks(t *use.Table, c Criteria) []lossyLink {
 	if t == nil || (c.LinkDropsPerSec <= 0 && c.LinkRetransPerSec <= 0) {
 		return nil
@@ -39,10 +47,22 @@ func lossyLinks(t *use.Table, c Criteria) []lossyLink {
 			continue
 		}
 		name := r.Entity + " " + r.Resource
-		out = append(out, lossyLink{name: name, text: linkText(name, r, drops, retrans), losses: drops + retrans})
+		out = append(out, lossyLink{name: name, text: linkText(name, r, drops, retrans), drops: drops, retrans: retrans, dropped: dropped})
 	}
-	slices.SortStableFunc(out, func(a, b lossyLink) int { return cmp.Compare(b.losses, a.losses) })
+	slices.SortStableFunc(out, blame)
 	return out
+}
+
+// blame orders two lossy links: the one whose shaper dropped first, then more drops, then more
+// retransmits.
+func blame(a, b lossyLink) int {
+	if a.dropped != b.dropped {
+		if a.dropped {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Or(cmp.Compare(b.drops, a.drops), cmp.Compare(b.retrans, a.retrans))
 }
 
 // linkLosses reads a link's errors cell: the shaper's drops, alone or as the first part of a
@@ -74,9 +94,9 @@ func linkText(name string, r use.Row, drops, retrans float64) string {
 }
 
 // linkBottleneck is the bottleneck of an overloaded trial given its lossy links: the link's
-// mechanism replaces a bottleneck that names the same link; otherwise the lossiest link becomes
-// the bottleneck, unless the failing criteria name a broker (broker, e.g. "broker 2"), when
-// only a link of that broker does.
+// mechanism replaces a bottleneck that names the same link; otherwise the first link in the
+// order of blame becomes the bottleneck, unless the failing criteria name a broker (broker,
+// e.g. "broker 2"), when only a link of that broker does.
 func linkBottleneck(bottleneck string, links []lossyLink, broker string) string {
 	for _, l := range links {
 		if strings.HasPrefix(bottleneck, l.name+":") {

@@ -30,7 +30,7 @@ func TestLossyLinks(t *testing.T) {
 		c    Criteria
 		want []string
 	}{
-		{"defaults: drops or retransmits, most losses first", DefaultCriteria(), []string{
+		{"defaults: drops or retransmits, dropping links first", DefaultCriteria(), []string{
 			"broker 2 network out: 78% of its NIC, the shaper dropping 41 packets/s and TCP retransmitting 35 segments/s",
 			"broker 3 network in: 60% of its NIC, the shaper dropping 2 packets/s"}},
 		{"retransmits at half a link's rate are not losses", Criteria{LinkRetransPerSec: 5}, []string{
@@ -40,6 +40,18 @@ func TestLossyLinks(t *testing.T) {
 			"broker 1 network out: 40% of its NIC, the shaper dropping 0 packets/s and TCP retransmitting 3.6 segments/s"}},
 		{"both off", Criteria{}, nil},
 	}
+	// Measured in TestLinkLossesNIC (broker 2 at 4 Mbit/s, the others at 16, 1000 msgs/s of
+	// 1 KB): broker 1 retransmitted into broker 2's full link; broker 2's shapers dropped.
+	measured := &use.Table{Rows: append(append(linkRows("1", 28, 0, 0.141, 18.8), linkRows("2", 95, 2.85, 6.48, 0.143)...), linkRows("3", 28, 0, 0, 4.1)...)}
+	t.Run("the dropping link before the senders that retransmit into it", func(t *testing.T) {
+		var got []string
+		for _, l := range lossyLinks(measured, DefaultCriteria()) {
+			got = append(got, l.name)
+		}
+		if want := "broker 2 network out, broker 2 network in, broker 1 network out"; strings.Join(got, ", ") != want {
+			t.Errorf("lossyLinks order %q, want %q", strings.Join(got, ", "), want)
+		}
+	})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var got []string
