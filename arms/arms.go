@@ -23,6 +23,8 @@ type Arm struct {
 	Listener string `json:"listener,omitempty"`
 	// SASL is the SASL mechanism of the clients (plain, scram-sha-256, scram-sha-512), "" = none.
 	SASL string `json:"sasl,omitempty"`
+	// Brokers is the number of brokers of the arm's cluster (0 = localkafka's default, 3).
+	Brokers int `json:"brokers,omitempty"`
 	// Heap is each broker's JVM heap, e.g. 512m ("" = localkafka's default).
 	Heap string `json:"heap,omitempty"`
 	// NIC is each broker's emulated NIC rate in bytes/s per direction (0 = loopback).
@@ -114,6 +116,12 @@ func (a *Arm) set(key, val string) string {
 // setSized applies the entries whose values are quantities.
 func (a *Arm) setSized(key, val string) string {
 	switch key {
+	case "brokers":
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 1 || n > 32 {
+			return "give a number of brokers from 1 to 32, e.g. brokers=3"
+		}
+		a.Brokers = n
 	case "heap":
 		if !heapRE.MatchString(val) {
 			return "give a JVM heap size such as 512m or 1g"
@@ -175,7 +183,7 @@ func put(m map[string]string, k, v string) map[string]string {
 // Same reports whether two arms differ in nothing: the experiment is then an A/A noise check.
 func Same(a, b Arm) bool {
 	return a.Kafka == b.Kafka && a.JDK == b.JDK && a.listener() == b.listener() && a.SASL == b.SASL &&
-		a.Heap == b.Heap && a.NIC == b.NIC && a.MessageSize == b.MessageSize &&
+		a.Brokers == b.Brokers && a.Heap == b.Heap && a.NIC == b.NIC && a.MessageSize == b.MessageSize &&
 		maps.Equal(a.Broker, b.Broker) && maps.Equal(a.Producer, b.Producer) && maps.Equal(a.Consumer, b.Consumer)
 }
 
@@ -194,7 +202,7 @@ func (a Arm) ServerSide() []string {
 		key string
 		set bool
 	}{{"kafka", a.Kafka != ""}, {"jdk", a.JDK != ""}, {"listener", a.Listener != ""}, {"sasl", a.SASL != ""},
-		{"heap", a.Heap != ""}, {"nic", a.NIC > 0}} {
+		{"brokers", a.Brokers > 0}, {"heap", a.Heap != ""}, {"nic", a.NIC > 0}} {
 		if c.set {
 			keys = append(keys, c.key)
 		}
@@ -217,6 +225,9 @@ func (a Arm) String() string {
 	add("jdk", a.JDK)
 	add("listener", a.Listener)
 	add("sasl", a.SASL)
+	if a.Brokers > 0 {
+		add("brokers", strconv.Itoa(a.Brokers))
+	}
 	add("heap", a.Heap)
 	if a.NIC > 0 {
 		add("nic", strings.ReplaceAll(units.FormatBits(a.NIC), " ", ""))

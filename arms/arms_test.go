@@ -22,6 +22,7 @@ func TestParse(t *testing.T) {
 		{" kafka=4.1.0 , jdk=/usr/lib/jvm/temurin-25-jdk-amd64", Arm{Kafka: "4.1.0", JDK: "/usr/lib/jvm/temurin-25-jdk-amd64"}},
 		{"listener=ssl,sasl=SCRAM-SHA-512", Arm{Listener: "ssl", SASL: "scram-sha-512"}},
 		{"heap=512m,nic=16Mbit/s,message-size=108", Arm{Heap: "512m", NIC: 2e6, MessageSize: 108}},
+		{"brokers=1,heap=512m", Arm{Brokers: 1, Heap: "512m"}},
 		{"broker:num.io.threads=4,producer:compression.type=lz4,consumer:fetch.min.bytes=65536",
 			Arm{Broker: map[string]string{"num.io.threads": "4"}, Producer: map[string]string{"compression.type": "lz4"},
 				Consumer: map[string]string{"fetch.min.bytes": "65536"}}},
@@ -42,6 +43,8 @@ func TestParseErrors(t *testing.T) {
 		{"listener=sasl", "give listener=plaintext or listener=ssl"},
 		{"sasl=gssapi", "give sasl=plain"},
 		{"heap=lots", "give a JVM heap size"},
+		{"brokers=0", "give a number of brokers from 1 to 32"},
+		{"brokers=three", "give a number of brokers from 1 to 32"},
 		{"nic=fast", "give a positive rate"},
 		{"message-size=10", "at least 24"},
 		{"producer:no.such.prop=1", "no.such.prop"},
@@ -65,6 +68,7 @@ func TestSameAndServerSide(t *testing.T) {
 		{"", "", true, nil},
 		{"listener=plaintext", "", true, []string(nil)},
 		{"kafka=3.9.1", "kafka=4.1.0", false, []string{"kafka"}},
+		{"brokers=3", "brokers=5", false, []string{"brokers"}},
 		{"", "producer:linger.ms=5,message-size=200", false, nil},
 		{"", "broker:num.io.threads=4,heap=512m,jdk=/x", false, []string{"jdk", "heap", "broker:num.io.threads"}},
 	} {
@@ -80,7 +84,7 @@ func TestSameAndServerSide(t *testing.T) {
 }
 
 func TestStringRoundTrip(t *testing.T) {
-	for _, spec := range []string{"defaults", "kafka=3.9.1,jdk=/j,listener=ssl,sasl=plain,heap=1g,nic=16.0Mbit/s,message-size=108,broker:a.b=1,producer:acks=1,consumer:fetch.min.bytes=1"} {
+	for _, spec := range []string{"defaults", "kafka=3.9.1,jdk=/j,listener=ssl,sasl=plain,brokers=5,heap=1g,nic=16.0Mbit/s,message-size=108,broker:a.b=1,producer:acks=1,consumer:fetch.min.bytes=1"} {
 		in := spec
 		if spec == "defaults" {
 			in = ""
@@ -93,7 +97,7 @@ func TestStringRoundTrip(t *testing.T) {
 }
 
 func TestClientArgsAndCluster(t *testing.T) {
-	a, err := Parse("--a", "producer:linger.ms=5,producer:acks=1,consumer:fetch.min.bytes=65536,message-size=108,listener=ssl,sasl=plain,broker:num.io.threads=4")
+	a, err := Parse("--a", "producer:linger.ms=5,producer:acks=1,consumer:fetch.min.bytes=65536,message-size=108,listener=ssl,sasl=plain,broker:num.io.threads=4,brokers=1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +109,7 @@ func TestClientArgsAndCluster(t *testing.T) {
 		t.Errorf("ClientArgs(limit) = %q, want --message-sizes", got)
 	}
 	o := a.ClusterOptions("/tmp/x", "pw")
-	if !o.Security.TLS || o.Security.SASLUser != SASLUser || o.ExtraConfig["num.io.threads"] != "4" || o.Java != "java" {
+	if !o.Security.TLS || o.Security.SASLUser != SASLUser || o.ExtraConfig["num.io.threads"] != "4" || o.Java != "java" || o.Brokers != 1 {
 		t.Errorf("ClusterOptions = %+v", o)
 	}
 	if a.ListenerName() != localkafka.ListenerSASLSSL {

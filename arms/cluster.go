@@ -70,7 +70,7 @@ func (a Arm) Check(ctx context.Context, flag string) error {
 // ClusterOptions are the options of the arm's local cluster in dir. password is the SASL
 // user's password when the arm has sasl= (ignored otherwise).
 func (a Arm) ClusterOptions(dir, password string) localkafka.Options {
-	o := localkafka.Options{Dir: dir, KafkaVersion: a.Kafka, Java: a.Java(), Heap: a.Heap, NIC: a.NIC}
+	o := localkafka.Options{Dir: dir, KafkaVersion: a.Kafka, Java: a.Java(), Brokers: a.Brokers, Heap: a.Heap, NIC: a.NIC}
 	if len(a.Broker) > 0 {
 		o.ExtraConfig = map[string]string{}
 		for k, v := range a.Broker {

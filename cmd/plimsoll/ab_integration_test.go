@@ -12,10 +12,12 @@ import (
 	"github.com/plimsoll/plimsoll/arms"
 )
 
-// abRun is the short run each repetition of the A/B tests executes: a modest fixed rate. A
-// fresh 3-broker cluster keeps this 2-core host fully busy for its first minutes, JIT
-// compilation mostly (docs/warmup.md), so a repetition may be judged overloaded or invalid;
-// the driver keeps and compares such results, and so do these tests.
+// abRun is the short run each repetition of the A/B tests executes: a modest fixed rate. The
+// tests check the driver, so their arms have one broker each (brokers=1): a fresh 3-broker
+// cluster took 67 s a repetition here against about 35 s, and keeps this 2-core host fully busy
+// for its first minutes, JIT compilation mostly (docs/warmup.md). A repetition may still be
+// judged overloaded or invalid; the driver keeps and compares such results, and so do these
+// tests.
 var abRun = []string{"run", "--rate", "500", "--message-size", "512", "--duration", "8s", "--warmup", "3s",
 	"--slo-p99-ms", "0", "--drain-timeout", "10s"}
 
@@ -24,7 +26,7 @@ var abRun = []string{"run", "--rate", "500", "--message-size", "512", "--duratio
 func abExperiment(t *testing.T, a, b, repeat string) (string, arms.Manifest, int) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "ab")
-	// A short warm-up per cluster (four clusters per experiment) that still exercises the
+	// A short warm-up per cluster (up to four clusters per experiment) that still exercises the
 	// driver's warm-up; no length of warm-up this suite can afford finishes the JIT's work here.
 	args := append([]string{"compare", "--a", a, "--b", b, "--repeat", repeat, "--out", out, "--warm-jit", "5s", "--"}, abRun...)
 	stdout, stderr, code := plimsoll(t, args...)
@@ -48,8 +50,19 @@ func abExperiment(t *testing.T, a, b, repeat string) (string, arms.Manifest, int
 		t.Errorf("clusters left up: %v", left)
 	}
 	for _, st := range m.Order {
-		if _, err := os.Stat(filepath.Join(out, st.Dir, "result.json")); err != nil {
+		data, err := os.ReadFile(filepath.Join(out, st.Dir, "result.json"))
+		if err != nil {
 			t.Errorf("repetition %s kept no result: %v", st.Dir, err)
+			continue
+		}
+		var r struct {
+			Config struct {
+				Brokers int `json:"brokers"`
+				RF      int `json:"replication_factor"`
+			} `json:"config"`
+		}
+		if err := json.Unmarshal(data, &r); err != nil || r.Config.Brokers != 1 || r.Config.RF != 1 {
+			t.Errorf("repetition %s ran on %d brokers with rf %d (%v); the arms ask for brokers=1, so rf 1", st.Dir, r.Config.Brokers, r.Config.RF, err)
 		}
 	}
 	return stdout, m, code
@@ -58,7 +71,7 @@ func abExperiment(t *testing.T, a, b, repeat string) (string, arms.Manifest, int
 // TestCompareABNoiseCheck: two identical arms, twice each, interleaved A B B A on fresh
 // clusters: an A/A noise check with no significant difference.
 func TestCompareABNoiseCheck(t *testing.T) {
-	stdout, m, code := abExperiment(t, "heap=512m", "heap=512m", "2")
+	stdout, m, code := abExperiment(t, "brokers=1,heap=512m", "brokers=1,heap=512m", "2")
 	if code != ExitOK {
 		t.Fatalf("exit %d, want 0", code)
 	}
@@ -82,14 +95,14 @@ func TestCompareABNoiseCheck(t *testing.T) {
 
 // TestCompareABKafkaVersions: Kafka 3.9.1 against 4.1.0, one repetition each, end to end.
 func TestCompareABKafkaVersions(t *testing.T) {
-	stdout, m, code := abExperiment(t, "kafka=3.9.1,heap=512m", "kafka=4.1.0,heap=512m", "1")
+	stdout, m, code := abExperiment(t, "kafka=3.9.1,brokers=1,heap=512m", "kafka=4.1.0,brokers=1,heap=512m", "1")
 	if code != ExitOK && code != ExitSlower {
 		t.Fatalf("exit %d, want 0 or 5", code)
 	}
 	if len(m.Order) != 2 || m.Order[0].KafkaVersion != "3.9.1" || m.Order[1].KafkaVersion != "4.1.0" || m.NoiseCheck {
 		t.Errorf("manifest %+v: want a-1 on 3.9.1, b-1 on 4.1.0, not a noise check", m)
 	}
-	if !strings.Contains(stdout, "arm A: kafka=3.9.1,heap=512m") || !strings.Contains(stdout, "produced") {
+	if !strings.Contains(stdout, "arm A: kafka=3.9.1,brokers=1,heap=512m") || !strings.Contains(stdout, "produced") {
 		t.Errorf("output lacks the arms or the figures")
 	}
 }

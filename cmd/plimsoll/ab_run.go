@@ -175,8 +175,10 @@ func (p *abPlan) compare(cmd *cobra.Command, m *arms.Manifest, o compare.Options
 			b = append(b, dir)
 		}
 	}
-	// Arms that differ on the client side run different workloads on purpose.
-	o.Force = o.Force || p.a.MessageSize != p.b.MessageSize || !arms.Same(clientSide(p.a), clientSide(p.b))
+	// Arms that differ on the client side, or in their clusters' sizes (the replication factor
+	// and a search's brokers follow), run different workloads on purpose.
+	o.Force = o.Force || p.a.MessageSize != p.b.MessageSize || p.a.Brokers != p.b.Brokers ||
+		!arms.Same(clientSide(p.a), clientSide(p.b))
 	c, err := loadAndCompare(a, b, o)
 	if err != nil {
 		return err

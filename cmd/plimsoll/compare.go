@@ -88,7 +88,7 @@ func newCompareCmd() *cobra.Command {
 	f.Float64Var(&o.Alpha, "alpha", o.Alpha, "significance level of the tests; intervals are at 1 - alpha")
 	f.BoolVar(&o.Force, "force", false, "compare results of different workloads, listing the differences")
 	f.BoolVar(&asJSON, "json", false, "print the comparison as JSON")
-	f.StringVar(&af.a, "a", "", "A/B driver: arm A, key=value,... (kafka=, jdk=, listener=, sasl=, heap=, nic=, message-size=, broker:P=, producer:P=, consumer:P=); '' = defaults")
+	f.StringVar(&af.a, "a", "", "A/B driver: arm A, key=value,... (kafka=, jdk=, listener=, sasl=, brokers=, heap=, nic=, message-size=, broker:P=, producer:P=, consumer:P=); '' = defaults")
 	f.StringVar(&af.b, "b", "", "A/B driver: arm B, as --a")
 	f.IntVar(&af.repeat, "repeat", 1, "A/B driver: repetitions per arm, each on a fresh cluster (4 or more for tests over repetitions)")
 	f.DurationVar(&af.warm, "warm-jit", trial.DefaultWarmJIT, "A/B driver: drive a moderate load this long on each fresh cluster before its repetition, so its brokers' JVMs compile first (0: none; docs/warmup.md)")
