@@ -29,8 +29,8 @@ type lossyLink struct {
 // links whose shaper dropped come first, most drops first, then links that only retransmitted,
 // most retransmits first. A shaper drops where the link is full; TCP retransmits in the
 // namespace of whoever sends into a full link, which is usually another broker's (docs/use.md):
-// in TestLinkLossesNIC broker 1 retransmitted 18.8 segments/s at 28% of its link while broker
-// 2's full link dropped 6.5 packets/s out and 2.8 in.
+// in TestNICVerdicts/slow-link broker 1 retransmitted 18.8 segments/s at 28% of its link while
+// broker 2's full link dropped 6.5 packets/s out and 2.8 in.
 func lossyLinks(t *use.Table, c Criteria) []lossyLink {
 	if t == nil || (c.LinkDropsPerSec <= 0 && c.LinkRetransPerSec <= 0) {
 		return nil

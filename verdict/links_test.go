@@ -40,7 +40,7 @@ func TestLossyLinks(t *testing.T) {
 			"broker 1 network out: 40% of its NIC, the shaper dropping 0 packets/s and TCP retransmitting 3.6 segments/s"}},
 		{"both off", Criteria{}, nil},
 	}
-	// Measured in TestLinkLossesNIC (broker 2 at 4 Mbit/s, the others at 16, 1000 msgs/s of
+	// Measured in TestNICVerdicts/slow-link (broker 2 at 4 Mbit/s, the others at 16, 1000 msgs/s of
 	// 1 KB): broker 1 retransmitted into broker 2's full link; broker 2's shapers dropped.
 	measured := &use.Table{Rows: append(append(linkRows("1", 28, 0, 0.141, 18.8), linkRows("2", 95, 2.85, 6.48, 0.143)...), linkRows("3", 28, 0, 0, 4.1)...)}
 	t.Run("the dropping link before the senders that retransmit into it", func(t *testing.T) {
