@@ -186,18 +186,7 @@ func TestSearches(t *testing.T) {
 		a = append(a, writeSearch(t, filepath.Join(dir, "a", string(rune('0'+i))), map[int]float64{100: 50000 + j, 1024: 20000 + j}))
 		b = append(b, writeSearch(t, filepath.Join(dir, "b", string(rune('0'+i))), map[int]float64{100: 50000 + j, 1024: 16000 + j}))
 	}
-	sa, err := Load(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb, err := Load(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := Compare(sa, sb, DefaultOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sa, sb, c := loadCompare(t, a, b)
 	if len(c.Figures) != 2 || c.Figures[0].Verdict != Same || c.Figures[1].Verdict != Slower || c.Verdict != Slower {
 		t.Errorf("figures %+v verdict %q, want 100 B the same, 1 KiB slower", c.Figures, c.Verdict)
 	}
@@ -223,18 +212,7 @@ func TestSearchCause(t *testing.T) {
 		b = append(b, writeBoundaries(t, filepath.Join(dir, "b", string(rune('0'+i))), []results.Boundary{
 			{Size: 1024, Ceiling: results.Limit{SafeRate: r * 0.8, UnsafeRate: r * 0.85, Bottleneck: "client", ClientBound: i == 0}}}))
 	}
-	sa, err := Load(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb, err := Load(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := Compare(sa, sb, DefaultOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, c := loadCompare(t, a, b)
 	f := c.Figures[0]
 	if f.Verdict != Slower || !f.ClientBound || c.Verdict != Same {
 		t.Errorf("figure %q client-bound %v, overall %q: want slower, client-bound, no overall difference", f.Verdict, f.ClientBound, c.Verdict)
@@ -366,4 +344,22 @@ func TestCauseFullResource(t *testing.T) {
 	if _, err := json.Marshal(c); err != nil {
 		t.Errorf("the comparison does not encode: %v", err)
 	}
+}
+
+// loadCompare loads the sides in a and b and compares them with the default options.
+func loadCompare(t *testing.T, a, b []string) (Side, Side, *Comparison) {
+	t.Helper()
+	sa, err := Load(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Compare(sa, sb, DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sa, sb, c
 }
