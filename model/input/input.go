@@ -156,6 +156,14 @@ func (in *Input) Where(key string) string {
 
 func (in *Input) has(key string) bool { _, ok := in.raw[key]; return ok }
 
+// SizingMode tells whether the inputs ask how many brokers a load needs: a target load
+// (--produce, or --messages-per-sec with --message-size) and a capacity, but no --brokers.
+func (in *Input) SizingMode() bool {
+	load := in.has("produce") || in.has("messages-per-sec") && in.has("message-size")
+	capacity := in.has("nic") || in.has("disk-write") || in.has("disk-read")
+	return load && capacity && !in.has("brokers")
+}
+
 // Model checks how the inputs combine and returns them as the model's types.
 func (in *Input) Model() (model.Cluster, model.Traffic, model.Sizing, error) {
 	fail := func(key, format string, args ...any) (model.Cluster, model.Traffic, model.Sizing, error) {
@@ -187,8 +195,15 @@ func (in *Input) Model() (model.Cluster, model.Traffic, model.Sizing, error) {
 		}
 	}
 	c := in.Cluster
-	if in.has("brokers-down") && !in.has("brokers") {
-		return fail("brokers-down", "needs --brokers")
+	if in.SizingMode() {
+		if in.downPercent > 0 {
+			return fail("brokers-down", "a share of brokers needs --brokers; without it (sizing) give a count, e.g. 1")
+		}
+		if in.has("broker-limit") {
+			return fail("broker-limit", "the headroom of a measured limit needs --brokers; without it the brokers needed are sized from --nic, --disk-write and --disk-read")
+		}
+	} else if in.has("brokers-down") && !in.has("brokers") {
+		return fail("brokers-down", "needs --brokers, or a target load (--produce) and a capacity (--nic, --disk-write) to find how many brokers it needs")
 	}
 	if in.downPercent > 0 {
 		c.BrokersDown = int(math.Ceil(in.downPercent/100*float64(c.Brokers) - 1e-9))
