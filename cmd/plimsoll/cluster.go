@@ -140,7 +140,10 @@ func (uf *clusterUpFlags) options(dir string) (localkafka.Options, error) {
 	}
 	if uf.nic != "" {
 		r, err := units.ParseRate(uf.nic)
-		if err != nil || r <= 0 {
+		if err != nil {
+			return o, usageErrf("--nic: %v", err)
+		}
+		if r <= 0 {
 			return o, usageErrf("--nic %q: give a positive rate per direction, e.g. 16Mbit/s or 1Gbit/s", uf.nic)
 		}
 		o.NIC = r
@@ -280,7 +283,10 @@ func newClusterShapeCmd(dir *string) *cobra.Command {
 				return usageErrf("BROKER_ID %q: give a broker id number as shown by `plimsoll cluster status`", args[0])
 			}
 			rate, err := units.ParseRate(args[1])
-			if err != nil || rate <= 0 {
+			if err != nil {
+				return usageErrf("RATE: %v", err)
+			}
+			if rate <= 0 {
 				return usageErrf("RATE %q: give a positive rate per direction, e.g. 8Mbit/s", args[1])
 			}
 			c, err := localkafka.Open(*dir)

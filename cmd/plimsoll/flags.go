@@ -149,7 +149,10 @@ func (t *targetFlags) resolve(ctx context.Context, log io.Writer) (*trial.Where,
 			continue
 		}
 		v, err := units.ParseRate(c.val)
-		if err != nil || v <= 0 {
+		if err != nil {
+			return nil, usageErrf("%s: %v", c.flag, err)
+		}
+		if v <= 0 {
 			return nil, usageErrf("%s %q: give a positive rate, e.g. 1Gbit/s or 500MB/s", c.flag, c.val)
 		}
 		*c.dst = v
