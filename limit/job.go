@@ -134,6 +134,34 @@ func tolerance(o Options) float64 {
 	return o.Tolerance
 }
 
+// Check refuses a job's bad options before anything starts: the search's options (as
+// *OptionError), including the first step Run takes from a prediction (1 + Tolerance, which
+// must fit in Growth), and negative BrokersDown or Hold. Whether BrokersDown leaves a broker up
+// needs the cluster, and Run checks it.
+func (j Job) Check() error {
+	if err := j.Search.Check(); err != nil {
+		return err
+	}
+	growth := j.Search.Growth
+	if growth == 0 {
+		growth = DefaultGrowth
+	}
+	if tol := tolerance(j.Search); j.Search.FirstStep == 0 && 1+tol > growth {
+		return optErr("Growth", "%v must be at least 1 + the tolerance (%v): a search that starts from the model's prediction first steps by the tolerance", growth, 1+tol)
+	}
+	if j.BrokersDown < 0 {
+		return fmt.Errorf("%w: %d is negative", ErrBrokersDown, j.BrokersDown)
+	}
+	if j.Hold < 0 {
+		return optErr("Hold", "%v must not be negative (0: twice the trial's window)", j.Hold)
+	}
+	return nil
+}
+
+// CheckStore refuses, before anything starts, to overwrite a search in Out (without Resume)
+// or to resume none (with it).
+func (j Job) CheckStore() error { return j.checkStore() }
+
 // checkStore refuses to overwrite a search, or to resume none.
 func (j Job) checkStore() error {
 	_, err := os.Stat(j.Store())

@@ -54,3 +54,26 @@ func TestUnitlessRatesRefused(t *testing.T) {
 			[]string{"--nic", "16MB/s (bytes) or 16Mbit/s (bits)"}},
 	})
 }
+
+// limit checks every flag before it starts a cluster or makes --out, names the flag (not a Go
+// field), and reads --tolerance 0 as an error, not as the default 5%.
+func TestLimitFlagsCheckedFirst(t *testing.T) {
+	limit := func(extra ...string) []string {
+		return append([]string{"limit", "--out", "DIR/out", "--cluster-dir", "DIR/cluster"}, extra...)
+	}
+	runFirstFive(t, []firstFiveCase{
+		{"tolerance 0", limit("--tolerance", "0"), ExitUsage, []string{"--tolerance 0: give a positive value", "default (0.05)"}},
+		{"tolerance tiny", limit("--tolerance", "0.00001"), ExitUsage, []string{"--tolerance: 1e-05 is out of range"}},
+		{"tolerance above 1", limit("--tolerance", "2"), ExitUsage, []string{"--tolerance: 2 is out of range"}},
+		{"growth 0", limit("--growth", "0"), ExitUsage, []string{"--growth 0: give a positive value"}},
+		{"growth 1", limit("--growth", "1"), ExitUsage, []string{"--growth: 1 must be between 1.1 and 1000"}},
+		{"growth below half the tolerance", limit("--growth", "1.2", "--tolerance", "0.5"), ExitUsage, []string{"--growth: 1.2 must be at least 1 + half the tolerance (1.25)"}},
+		{"growth below the tolerance", limit("--growth", "1.3", "--tolerance", "0.5"), ExitUsage, []string{"--growth: 1.3 must be at least 1 + the tolerance (1.5)"}},
+		{"min-rate 0", limit("--min-rate", "0"), ExitUsage, []string{"--min-rate 0: give a positive value"}},
+		{"min-rate negative", limit("--min-rate", "-5"), ExitUsage, []string{"--min-rate: -5 must be a positive number of messages/s"}},
+		{"max-rate below min", limit("--min-rate", "100", "--max-rate", "50"), ExitUsage, []string{"--max-rate: 50 must be a number of messages/s above --min-rate (100)"}},
+		{"sizes twice", limit("--message-sizes", "100,100"), ExitUsage, []string{"--message-sizes: size 100 bytes is listed twice"}},
+		{"drain negative", limit("--drain-timeout", "-1s"), ExitUsage, []string{"--drain-timeout -1s"}},
+		{"resume nothing", limit("--resume"), ExitUsage, []string{"--resume:", "start the search without --resume"}},
+	})
+}

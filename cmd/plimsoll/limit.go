@@ -18,6 +18,7 @@ import (
 	"github.com/plimsoll/plimsoll/trial"
 	"github.com/plimsoll/plimsoll/workload"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func init() { subcommands = append(subcommands, newLimitCmd) }
@@ -76,7 +77,7 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 	f.DurationVar(&lf.hold, "hold", 0, "measured window of the confirmation of each size's safe rate (default twice --trial-duration)")
 	f.BoolVar(&lf.noHold, "no-hold", false, "report safe rates without holding them again for a confirmation")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		job, err := lf.job(wf)
+		job, err := lf.job(cmd.Flags(), wf)
 		if err != nil {
 			return err
 		}
@@ -86,6 +87,9 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 		}
 		if tf.checkOnly() {
 			return nil
+		}
+		if err := job.CheckStore(); err != nil { // before a cluster is started or --out made
+			return lf.searchErr(err, false, tf)
 		}
 		stderr := cmd.ErrOrStderr()
 		ctx, cancel := interruptible()
@@ -104,14 +108,21 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 	return cmd
 }
 
-// job turns the flags into a limit job (without the cluster, resolved later).
-func (lf *limitFlags) job(wf *workloadFlags) (limit.Job, error) {
+// job turns the flags into a limit job (without the cluster, resolved later) and checks every
+// one of them, so that bad input stops the command before it starts a cluster or makes --out.
+func (lf *limitFlags) job(fs *pflag.FlagSet, wf *workloadFlags) (limit.Job, error) {
 	sz, err := parseSizes(lf.sizes)
 	if err != nil {
 		return limit.Job{}, err
 	}
+	if err := zeroFlags(fs, "tolerance", "growth", "min-rate", "max-rate"); err != nil {
+		return limit.Job{}, err
+	}
 	if lf.trialDur <= 0 {
 		return limit.Job{}, usageErrf("--trial-duration %v: give a positive duration, e.g. 20s", lf.trialDur)
+	}
+	if lf.drain < 0 {
+		return limit.Job{}, usageErrf("--drain-timeout %v: give 0 or a positive duration, e.g. 30s", lf.drain)
 	}
 	if lf.brokersDown < 0 {
 		return limit.Job{}, usageErrf("--brokers-down %d: give 0 or more", lf.brokersDown)
@@ -132,7 +143,39 @@ func (lf *limitFlags) job(wf *workloadFlags) (limit.Job, error) {
 		Search: limit.Options{Sizes: sz, Tolerance: lf.tolerance, Growth: lf.growth, MinRate: lf.minR, MaxRate: lf.maxR},
 		Base:   trial.Config{Spec: spec}}
 	j.Base.Load.DrainTimeout = lf.drain
+	if err := j.Check(); err != nil {
+		return limit.Job{}, optionErr(err)
+	}
 	return j, nil
+}
+
+// limitOptionFlags names the flag behind each limit.Options field the command line sets.
+var limitOptionFlags = map[string]string{"Sizes": "--message-sizes", "Tolerance": "--tolerance", "Growth": "--growth",
+	"MinRate": "--min-rate", "MaxRate": "--max-rate", "Hold": "--hold"}
+
+// optionFlagNames rewrites the fields a limit option's message names as their flags.
+var optionFlagNames = strings.NewReplacer("MinRate", "--min-rate", "MaxRate", "--max-rate", "Tolerance", "--tolerance", "Growth", "--growth")
+
+// optionErr words a bad limit option as the flag that set it (exit 2).
+func optionErr(err error) error {
+	var oe *limit.OptionError
+	if errors.As(err, &oe) {
+		if flag, ok := limitOptionFlags[oe.Option]; ok {
+			return usageErrf("%s: %s", flag, optionFlagNames.Replace(oe.Msg))
+		}
+	}
+	return usageErr(err)
+}
+
+// zeroFlags refuses 0 for flags whose 0 a package would read as "the default": a user who
+// writes --tolerance 0 means no tolerance, not 5%.
+func zeroFlags(fs *pflag.FlagSet, names ...string) error {
+	for _, name := range names {
+		if f := fs.Lookup(name); f != nil && f.Changed && f.Value.String() == "0" {
+			return usageErrf("--%s 0: give a positive value, or leave the flag out for its default (%s)", name, f.DefValue)
+		}
+	}
+	return nil
 }
 
 // progress prints a line per finished trial and, on a terminal, a live line per second.
@@ -169,7 +212,9 @@ func (lf *limitFlags) searchErr(err error, interrupted bool, tf *targetFlags) er
 		return usageErrf("--resume: %s does not exist; start the search without --resume", store)
 	case errors.Is(err, limit.ErrBrokersDown):
 		return usageErrf("--brokers-down %d: %v; keep at least one up", lf.brokersDown, err)
-	case errors.Is(err, limit.ErrOptions), errors.Is(err, limit.ErrResumeMismatch), errors.Is(err, workload.ErrInvalid):
+	case errors.Is(err, limit.ErrOptions):
+		return optionErr(err)
+	case errors.Is(err, limit.ErrResumeMismatch), errors.Is(err, workload.ErrInvalid):
 		return usageErr(err)
 	case errors.Is(err, target.ErrAuth), errors.Is(err, target.ErrCertificate), errors.Is(err, target.ErrUnreachable):
 		return tf.reachErr(err)
