@@ -219,6 +219,9 @@ func newClusterDownCmd(dir *string) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := localkafka.Down(*dir, keep, timeout)
+			if errors.Is(err, localkafka.ErrNoCluster) {
+				return usageErrf("no cluster in %s: nothing to stop, nothing was changed (give the cluster's --dir, or see `plimsoll cluster status`)", *dir)
+			}
 			if err != nil {
 				return clusterErr(err)
 			}
@@ -230,7 +233,7 @@ func newClusterDownCmd(dir *string) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&keep, "keep-data", false, "keep configs and data so `cluster up` starts the same cluster again")
+	cmd.Flags().BoolVar(&keep, "keep-data", false, "keep configs and data so that cluster up starts the same cluster again")
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "grace period for a controlled shutdown before SIGKILL")
 	return cmd
 }
@@ -240,7 +243,7 @@ func newClusterFaultCmd(dir *string, use, short, example string) *cobra.Command 
 		Use:     use + " BROKER_ID",
 		Short:   short,
 		Example: example,
-		Args:    cobra.ExactArgs(1),
+		Args:    argsNamed(1, "BROKER_ID", "a broker id as shown by plimsoll cluster status"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := strconv.ParseInt(args[0], 10, 32)
 			if err != nil {
@@ -276,7 +279,7 @@ func newClusterShapeCmd(dir *string) *cobra.Command {
 		Use:     "shape BROKER_ID RATE",
 		Short:   "Change one broker's emulated NIC rate at run time (a slow broker)",
 		Example: "  plimsoll cluster shape 2 8Mbit/s",
-		Args:    cobra.ExactArgs(2),
+		Args:    argsNamed(2, "BROKER_ID RATE", "a broker id as shown by plimsoll cluster status and its new NIC rate per direction"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := strconv.ParseInt(args[0], 10, 32)
 			if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -14,6 +15,7 @@ type firstFiveCase struct {
 	args []string // DIR is replaced by an empty temporary directory
 	code int
 	want []string // each must appear in stdout + stderr
+	not  []string // none may appear
 }
 
 func runFirstFive(t *testing.T, cases []firstFiveCase) {
@@ -34,6 +36,11 @@ func runFirstFive(t *testing.T, cases []firstFiveCase) {
 					t.Errorf("plimsoll %v: output does not say %q\nstdout: %s\nstderr: %s", args, w, stdout, stderr)
 				}
 			}
+			for _, w := range tc.not {
+				if strings.Contains(stdout+stderr, w) {
+					t.Errorf("plimsoll %v: output says %q\nstdout: %s\nstderr: %s", args, w, stdout, stderr)
+				}
+			}
 			if _, err := os.Stat(dir); !os.IsNotExist(err) {
 				t.Errorf("plimsoll %v: %s was created (%v)", args, dir, err)
 			}
@@ -45,13 +52,13 @@ func runFirstFive(t *testing.T, cases []firstFiveCase) {
 func TestUnitlessRatesRefused(t *testing.T) {
 	runFirstFive(t, []firstFiveCase{
 		{"model nic", []string{"model", "--brokers", "3", "--replication-factor", "3", "--produce", "100MB/s", "--nic", "100"}, ExitUsage,
-			[]string{"--nic", "100MB/s (bytes) or 100Mbit/s (bits)"}},
+			[]string{"--nic", "100MB/s (bytes) or 100Mbit/s (bits)"}, nil},
 		{"model produce", []string{"model", "--brokers", "3", "--replication-factor", "3", "--produce", "300"}, ExitUsage,
-			[]string{"--produce", "a rate needs a unit"}},
+			[]string{"--produce", "a rate needs a unit"}, nil},
 		{"model lowercase mb", []string{"model", "--brokers", "3", "--replication-factor", "3", "--produce", "100mb/s"}, ExitUsage,
-			[]string{"--produce", "100MB/s for bytes or 100Mbit/s for bits"}},
+			[]string{"--produce", "100MB/s for bytes or 100Mbit/s for bits"}, nil},
 		{"cluster up nic", []string{"cluster", "up", "--dir", "DIR", "--nic", "16"}, ExitUsage,
-			[]string{"--nic", "16MB/s (bytes) or 16Mbit/s (bits)"}},
+			[]string{"--nic", "16MB/s (bytes) or 16Mbit/s (bits)"}, nil},
 	})
 }
 
@@ -62,18 +69,50 @@ func TestLimitFlagsCheckedFirst(t *testing.T) {
 		return append([]string{"limit", "--out", "DIR/out", "--cluster-dir", "DIR/cluster"}, extra...)
 	}
 	runFirstFive(t, []firstFiveCase{
-		{"tolerance 0", limit("--tolerance", "0"), ExitUsage, []string{"--tolerance 0: give a positive value", "default (0.05)"}},
-		{"tolerance tiny", limit("--tolerance", "0.00001"), ExitUsage, []string{"--tolerance: 1e-05 is out of range"}},
-		{"tolerance above 1", limit("--tolerance", "2"), ExitUsage, []string{"--tolerance: 2 is out of range"}},
-		{"growth 0", limit("--growth", "0"), ExitUsage, []string{"--growth 0: give a positive value"}},
-		{"growth 1", limit("--growth", "1"), ExitUsage, []string{"--growth: 1 must be between 1.1 and 1000"}},
-		{"growth below half the tolerance", limit("--growth", "1.2", "--tolerance", "0.5"), ExitUsage, []string{"--growth: 1.2 must be at least 1 + half the tolerance (1.25)"}},
-		{"growth below the tolerance", limit("--growth", "1.3", "--tolerance", "0.5"), ExitUsage, []string{"--growth: 1.3 must be at least 1 + the tolerance (1.5)"}},
-		{"min-rate 0", limit("--min-rate", "0"), ExitUsage, []string{"--min-rate 0: give a positive value"}},
-		{"min-rate negative", limit("--min-rate", "-5"), ExitUsage, []string{"--min-rate: -5 must be a positive number of messages/s"}},
-		{"max-rate below min", limit("--min-rate", "100", "--max-rate", "50"), ExitUsage, []string{"--max-rate: 50 must be a number of messages/s above --min-rate (100)"}},
-		{"sizes twice", limit("--message-sizes", "100,100"), ExitUsage, []string{"--message-sizes: size 100 bytes is listed twice"}},
-		{"drain negative", limit("--drain-timeout", "-1s"), ExitUsage, []string{"--drain-timeout -1s"}},
-		{"resume nothing", limit("--resume"), ExitUsage, []string{"--resume:", "start the search without --resume"}},
+		{"tolerance 0", limit("--tolerance", "0"), ExitUsage, []string{"--tolerance 0: give a positive value", "default (0.05)"}, nil},
+		{"tolerance tiny", limit("--tolerance", "0.00001"), ExitUsage, []string{"--tolerance: 1e-05 is out of range"}, nil},
+		{"tolerance above 1", limit("--tolerance", "2"), ExitUsage, []string{"--tolerance: 2 is out of range"}, nil},
+		{"growth 0", limit("--growth", "0"), ExitUsage, []string{"--growth 0: give a positive value"}, nil},
+		{"growth 1", limit("--growth", "1"), ExitUsage, []string{"--growth: 1 must be between 1.1 and 1000"}, nil},
+		{"growth below half the tolerance", limit("--growth", "1.2", "--tolerance", "0.5"), ExitUsage, []string{"--growth: 1.2 must be at least 1 + half the tolerance (1.25)"}, nil},
+		{"growth below the tolerance", limit("--growth", "1.3", "--tolerance", "0.5"), ExitUsage, []string{"--growth: 1.3 must be at least 1 + the tolerance (1.5)"}, nil},
+		{"min-rate 0", limit("--min-rate", "0"), ExitUsage, []string{"--min-rate 0: give a positive value"}, nil},
+		{"min-rate negative", limit("--min-rate", "-5"), ExitUsage, []string{"--min-rate: -5 must be a positive number of messages/s"}, nil},
+		{"max-rate below min", limit("--min-rate", "100", "--max-rate", "50"), ExitUsage, []string{"--max-rate: 50 must be a number of messages/s above --min-rate (100)"}, nil},
+		{"sizes twice", limit("--message-sizes", "100,100"), ExitUsage, []string{"--message-sizes: size 100 bytes is listed twice"}, nil},
+		{"drain negative", limit("--drain-timeout", "-1s"), ExitUsage, []string{"--drain-timeout -1s"}, nil},
+		{"resume nothing", limit("--resume"), ExitUsage, []string{"--resume:", "start the search without --resume"}, nil},
 	})
+}
+
+// The command line answers a mistyped or incomplete command with what to type instead.
+func TestCommandLineMistakes(t *testing.T) {
+	runFirstFive(t, []firstFiveCase{
+		{"cluster typo", []string{"cluster", "stauts"}, ExitUsage,
+			[]string{`unknown command "stauts" for "plimsoll cluster"`, "did you mean 'plimsoll cluster status'?"}, []string{"Usage:"}},
+		{"cluster alone", []string{"cluster"}, ExitOK, []string{"Available Commands:"}, nil},
+		{"version flag", []string{"--version"}, ExitOK, []string{"plimsoll ", runtime.Version()}, nil},
+		{"report without DIR", []string{"report"}, ExitUsage,
+			[]string{"plimsoll report takes DIR, got 0", "plimsoll limit --out DIR", "e.g. plimsoll report plimsoll-limit"}, []string{"accepts 1 arg(s)"}},
+		{"kill without id", []string{"cluster", "kill", "--dir", "DIR"}, ExitUsage, []string{"takes BROKER_ID, got 0", "plimsoll cluster kill 2"}, nil},
+		{"down without cluster", []string{"cluster", "down", "--dir", "DIR"}, ExitUsage, []string{"no cluster in", "nothing to stop, nothing was changed"}, nil},
+		{"down help", []string{"cluster", "down", "--help"}, ExitOK, []string{"--keep-data  "}, []string{"--keep-data cluster"}},
+	})
+}
+
+// A workload file's errors come out in the order of its lines, and nothing starts.
+func TestWorkloadErrorsInLineOrder(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "w.yaml")
+	if err := os.WriteFile(file, []byte("producers: 0\nrate: 1000\ntopics: 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, "run", "--workload", file, "--cluster-dir", filepath.Join(dir, "cluster"))
+	first, third := strings.Index(stderr, "w.yaml:1: producers"), strings.Index(stderr, "w.yaml:3: topics")
+	if code != ExitUsage || first < 0 || third < first {
+		t.Errorf("exit %d, want %d, and line 1's error before line 3's:\n%s", code, ExitUsage, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cluster")); !os.IsNotExist(err) {
+		t.Errorf("a cluster directory was made (%v)", err)
+	}
 }
