@@ -101,6 +101,12 @@ type Sizing struct {
 	MaxMapCount int
 }
 
+// BrokersDownOf is a share of brokers (0.2 for 20%) as whole brokers, rounded up: 20% of 5
+// is 1, 20% of 6 is 2.
+func BrokersDownOf(share float64, brokers int) int {
+	return int(math.Ceil(share*float64(brokers) - 1e-9))
+}
+
 func (c Cluster) withDefaults() Cluster {
 	if c.MaxUtilization == 0 {
 		c.MaxUtilization = DefaultMaxUtilization

@@ -6,6 +6,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // firstFiveCase is bad input a new user gives in their first minutes: the exit code, words the
@@ -57,7 +60,7 @@ func TestUnitlessRatesRefused(t *testing.T) {
 			[]string{"--produce", "a rate needs a unit"}, nil},
 		{"model lowercase mb", []string{"model", "--brokers", "3", "--replication-factor", "3", "--produce", "100mb/s"}, ExitUsage,
 			[]string{"--produce", "100MB/s for bytes or 100Mbit/s for bits"}, nil},
-		{"cluster up nic", []string{"cluster", "up", "--dir", "DIR", "--nic", "16"}, ExitUsage,
+		{"cluster up nic", []string{"cluster", "up", "--dir", "DIR", "--java", "/nonexistent/java", "--nic", "16"}, ExitUsage,
 			[]string{"--nic", "16MB/s (bytes) or 16Mbit/s (bits)"}, nil},
 	})
 }
@@ -65,9 +68,7 @@ func TestUnitlessRatesRefused(t *testing.T) {
 // limit checks every flag before it starts a cluster or makes --out, names the flag (not a Go
 // field), and reads --tolerance 0 as an error, not as the default 5%.
 func TestLimitFlagsCheckedFirst(t *testing.T) {
-	limit := func(extra ...string) []string {
-		return append([]string{"limit", "--out", "DIR/out", "--cluster-dir", "DIR/cluster"}, extra...)
-	}
+	limit := func(extra ...string) []string { return append(limitArgs(), extra...) }
 	runFirstFive(t, []firstFiveCase{
 		{"tolerance 0", limit("--tolerance", "0"), ExitUsage, []string{"--tolerance 0: give a positive value", "default (0.05)"}, nil},
 		{"tolerance tiny", limit("--tolerance", "0.00001"), ExitUsage, []string{"--tolerance: 1e-05 is out of range"}, nil},
@@ -95,7 +96,8 @@ func TestCommandLineMistakes(t *testing.T) {
 		{"report without DIR", []string{"report"}, ExitUsage,
 			[]string{"plimsoll report takes DIR, got 0", "plimsoll limit --out DIR", "e.g. plimsoll report plimsoll-limit"}, []string{"accepts 1 arg(s)"}},
 		{"kill without id", []string{"cluster", "kill", "--dir", "DIR"}, ExitUsage, []string{"takes BROKER_ID, got 0", "plimsoll cluster kill 2"}, nil},
-		{"down without cluster", []string{"cluster", "down", "--dir", "DIR"}, ExitUsage, []string{"no cluster in", "nothing to stop, nothing was changed"}, nil},
+		{"down without cluster", []string{"cluster", "down", "--cluster-dir", "DIR"}, ExitUsage, []string{"no cluster in", "nothing to stop, nothing was changed"}, nil},
+		{"down without cluster, old --dir", []string{"cluster", "down", "--dir", "DIR"}, ExitUsage, []string{"no cluster in", "nothing to stop, nothing was changed"}, nil},
 		{"down help", []string{"cluster", "down", "--help"}, ExitOK, []string{"--keep-data  "}, []string{"--keep-data cluster"}},
 	})
 }
@@ -115,4 +117,51 @@ func TestWorkloadErrorsInLineOrder(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "cluster")); !os.IsNotExist(err) {
 		t.Errorf("a cluster directory was made (%v)", err)
 	}
+}
+
+// Every flag of every command shows what to write (RATE, BYTES, DURATION, N, FILE, ...), not
+// its Go type, and the two names of one idea are one: --cluster-dir everywhere.
+func TestFlagPlaceholders(t *testing.T) {
+	goTypes := map[string]bool{"string": true, "float": true, "float64": true, "stringArray": true, "int": true,
+		"duration": true, "strings": true, "VALUE": true, "NUMBER": true}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if name, _ := pflag.UnquoteUsage(f); goTypes[name] {
+				t.Errorf("%s --%s shows %q", c.CommandPath(), f.Name, name)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd())
+	for _, args := range [][]string{{"run", "--help"}, {"limit", "--help"}, {"cluster", "up", "--help"}} {
+		stdout, _, _ := runCLI(t, args...)
+		if !strings.Contains(stdout, "--cluster-dir DIR") || strings.Contains(stdout, "--dir ") {
+			t.Errorf("%v: want --cluster-dir DIR and no --dir:\n%s", args, stdout)
+		}
+	}
+}
+
+// limit takes --brokers-down as model does (a count or a share) and --message-sizes as
+// --message-size does (1KiB); bad values are refused before anything starts.
+func TestLimitSpellingsAsElsewhere(t *testing.T) {
+	refused := func(extra ...string) []string { return append(limitArgs(), extra...) }
+	limit := func(extra ...string) []string {
+		return append(refused(extra...), "--min-rate", "0")
+	}
+	// --min-rate 0 stops each run after its spellings were accepted, before a cluster starts.
+	runFirstFive(t, []firstFiveCase{
+		{"share down", limit("--brokers-down", "20%"), ExitUsage, []string{"--min-rate 0"}, []string{"--brokers-down"}},
+		{"KiB sizes", limit("--message-sizes", "100,1KiB,10000"), ExitUsage, []string{"--min-rate 0"}, []string{"--message-sizes"}},
+		{"share 100%", refused("--brokers-down", "100%"), ExitUsage, []string{"--brokers-down:", "below 100%"}, nil},
+		{"bad size", refused("--message-sizes", "100,1KB/s"), ExitUsage, []string{"--message-sizes", "e.g. 100,1KiB,10000"}, nil},
+	})
+}
+
+// limitArgs point limit at an address nothing listens on (port 9, discard), so that a check
+// that fails to refuse its input ends in an unreachable cluster, never in a local one started.
+func limitArgs() []string {
+	return []string{"limit", "--out", "DIR/out", "--cluster-dir", "DIR/cluster", "--bootstrap", "127.0.0.1:9"}
 }

@@ -183,7 +183,7 @@ func (t *targetFlags) where(ctx context.Context, log io.Writer) (*trial.Where, e
 		}
 		w, err := trial.OpenLocal(ctx, t.clusterDir, log)
 		if errors.Is(err, trial.ErrStopped) {
-			return nil, usageErrf("the local cluster in %s is stopped: start it with `plimsoll cluster up --dir %s`", t.clusterDir, t.clusterDir)
+			return nil, usageErrf("the local cluster in %s is stopped: start it with `plimsoll cluster up --cluster-dir %s`", t.clusterDir, t.clusterDir)
 		}
 		if err != nil {
 			return nil, clusterErr(err)

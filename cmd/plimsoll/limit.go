@@ -6,12 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/plimsoll/plimsoll/limit"
 	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/model/input"
 	"github.com/plimsoll/plimsoll/report"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/target"
@@ -29,7 +29,7 @@ type limitFlags struct {
 	tolerance, minR, maxR float64
 	growth                float64
 	trialDur, drain, hold time.Duration
-	brokersDown           int
+	brokersDown           string
 	resume, noReport      bool
 	noHold                bool
 }
@@ -63,11 +63,11 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 	crit := addCriteriaFlags(cmd.Flags())
 	lf := &limitFlags{}
 	f := cmd.Flags()
-	f.StringVar(&lf.sizes, "message-sizes", "100,1000,10000", "message sizes to search, bytes, comma-separated")
+	f.StringVar(&lf.sizes, "message-sizes", "100,1000,10000", "message `SIZES` to search, comma-separated bytes as --message-size takes them, e.g. 100,1KiB,10000")
 	f.Float64Var(&lf.tolerance, "tolerance", 0.05, "stop when the highest ok and lowest overloaded rates are within this share")
 	f.DurationVar(&lf.trialDur, "trial-duration", 20*time.Second, "measured window of each trial (after --warmup)")
 	f.DurationVar(&lf.drain, "drain-timeout", loadgen.DefaultDrainTimeout, "how long consumers may take to catch up after each trial's window")
-	f.IntVar(&lf.brokersDown, "brokers-down", 0, "brokers the recommendation keeps headroom for")
+	f.StringVar(&lf.brokersDown, "brokers-down", "0", "brokers the recommendation keeps headroom for, a count or a share of the cluster's, e.g. 1 or 20% (as in plimsoll model)")
 	f.StringVar(&lf.out, "out", "plimsoll-limit", "directory for results.jsonl, each trial's files, and the report")
 	f.BoolVar(&lf.resume, "resume", false, "continue the search in --out, reusing its finished trials")
 	f.Float64Var(&lf.growth, "growth", 2, "factor between bracketing steps; smaller when the start (the model's prediction) is close")
@@ -124,8 +124,9 @@ func (lf *limitFlags) job(fs *pflag.FlagSet, wf *workloadFlags) (limit.Job, erro
 	if lf.drain < 0 {
 		return limit.Job{}, usageErrf("--drain-timeout %v: give 0 or a positive duration, e.g. 30s", lf.drain)
 	}
-	if lf.brokersDown < 0 {
-		return limit.Job{}, usageErrf("--brokers-down %d: give 0 or more", lf.brokersDown)
+	down, downShare, err := input.ParseBrokersDown(lf.brokersDown)
+	if err != nil {
+		return limit.Job{}, usageErrf("--brokers-down: %v", err)
 	}
 	spec, err := wf.spec()
 	if err != nil {
@@ -139,7 +140,7 @@ func (lf *limitFlags) job(fs *pflag.FlagSet, wf *workloadFlags) (limit.Job, erro
 	if lf.hold < 0 {
 		return limit.Job{}, usageErrf("--hold %v: give a positive duration, e.g. 40s, or --no-hold", lf.hold)
 	}
-	j := limit.Job{Out: lf.out, Resume: lf.resume, BrokersDown: lf.brokersDown, Command: commandLine(), Hold: lf.hold, NoHold: lf.noHold,
+	j := limit.Job{Out: lf.out, Resume: lf.resume, BrokersDown: down, BrokersDownShare: downShare, Command: commandLine(), Hold: lf.hold, NoHold: lf.noHold,
 		Search: limit.Options{Sizes: sz, Tolerance: lf.tolerance, Growth: lf.growth, MinRate: lf.minR, MaxRate: lf.maxR},
 		Base:   trial.Config{Spec: spec}}
 	j.Base.Load.DrainTimeout = lf.drain
@@ -211,7 +212,7 @@ func (lf *limitFlags) searchErr(err error, interrupted bool, tf *targetFlags) er
 	case errors.Is(err, limit.ErrNothingToResume):
 		return usageErrf("--resume: %s does not exist; start the search without --resume", store)
 	case errors.Is(err, limit.ErrBrokersDown):
-		return usageErrf("--brokers-down %d: %v; keep at least one up", lf.brokersDown, err)
+		return usageErrf("--brokers-down %s: %v; keep at least one up", lf.brokersDown, err)
 	case errors.Is(err, limit.ErrOptions):
 		return optionErr(err)
 	case errors.Is(err, limit.ErrResumeMismatch), errors.Is(err, workload.ErrInvalid):
@@ -255,9 +256,9 @@ func commandLine() string {
 func parseSizes(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
+		n, err := workload.ParseSize(strings.TrimSpace(f))
 		if err != nil || n < 24 {
-			return nil, usageErrf("--message-sizes %q: give sizes in bytes, at least 24 each (the stamp), e.g. 100,1000,10000", s)
+			return nil, usageErrf("--message-sizes %q: give sizes in bytes, at least 24 each (the stamp), e.g. 100,1KiB,10000", s)
 		}
 		out = append(out, n)
 	}

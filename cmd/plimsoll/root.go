@@ -30,6 +30,7 @@ whether a change made it slower. It can start a real local Apache Kafka cluster 
 	}
 	markArgErrorsAsUsage(root)
 	guardGroups(root)
+	typePlaceholders(root)
 	return root
 }
 

@@ -56,7 +56,7 @@ var Keys = []Key{
 	{"brokers", "N", "", "number of brokers", setInt(1, func(in *Input) *int { return &in.Cluster.Brokers })},
 	{"partitions", "N", "", "leader partitions over all topics (default: an exactly even spread)", setInt(1, func(in *Input) *int { return &in.Cluster.Partitions })},
 	{"replication-factor", "N", "", "replicas of each partition", setInt(1, func(in *Input) *int { return &in.Cluster.ReplicationFactor })},
-	{"consumer-groups", "N", "", "consumer groups reading from the tail (page cache)", setInt(0, func(in *Input) *int { return &in.Cluster.ConsumerGroups })},
+	{"consumer-groups", "N", "", "consumer groups reading from the tail (page cache); none unless given, while run and limit read with 1 to measure end-to-end latency and loss", setInt(0, func(in *Input) *int { return &in.Cluster.ConsumerGroups })},
 	{"lagging-consumer-groups", "N", "", "consumer groups reading from disk", setInt(0, func(in *Input) *int { return &in.Cluster.LaggingConsumerGroups })},
 	{"produce", "RATE", "", "bytes/s on the producers' wire, e.g. 300MB/s, 2.5Gbit/s", setRate(func(in *Input) *float64 { return &in.ProduceBytesPerSec })},
 	{"messages-per-sec", "COUNT", "", "messages/s produced, e.g. 1.5M (with --message-size for bytes)", setMessages},
@@ -206,7 +206,7 @@ func (in *Input) Model() (model.Cluster, model.Traffic, model.Sizing, error) {
 		return fail("brokers-down", "needs --brokers, or a target load (--produce) and a capacity (--nic, --disk-write) to find how many brokers it needs")
 	}
 	if in.downPercent > 0 {
-		c.BrokersDown = int(math.Ceil(in.downPercent/100*float64(c.Brokers) - 1e-9))
+		c.BrokersDown = model.BrokersDownOf(in.downPercent/100, c.Brokers)
 	}
 	t := model.Traffic{ProduceBytesPerSec: in.ProduceBytesPerSec, MessagesPerSec: in.MessagesPerSec}
 	if in.has("message-size") {
@@ -365,23 +365,32 @@ func setLinkOverhead(in *Input, v string) error {
 // setBrokersDown takes a count ("1") or a share of the brokers ("20%"), which Model rounds up
 // to whole brokers.
 func setBrokersDown(in *Input, v string) error {
+	n, share, err := ParseBrokersDown(v)
+	if err != nil {
+		return err
+	}
+	in.downPercent, in.Cluster.BrokersDown = share*100, n
+	return nil
+}
+
+// ParseBrokersDown parses brokers down as a count ("1": n) or a share of the brokers ("20%":
+// share 0.2, which model.BrokersDownOf turns into brokers once their number is known).
+func ParseBrokersDown(v string) (n int, share float64, err error) {
 	if strings.HasSuffix(strings.TrimSpace(v), "%") {
 		f, _, err := parsePercent(v)
 		if err != nil {
-			return err
+			return 0, 0, err
 		}
 		if !(f >= 0 && f < 1) {
-			return invalidf("%q must be at least 0%% and below 100%%", v)
+			return 0, 0, invalidf("%q must be at least 0%% and below 100%%", v)
 		}
-		in.downPercent, in.Cluster.BrokersDown = f*100, 0
-		return nil
+		return 0, f, nil
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
+	n, err = strconv.Atoi(strings.TrimSpace(v))
 	if err != nil || n < 0 {
-		return invalidf("%q must be a whole number of brokers (0 or more) or a percentage such as 20%%", v)
+		return 0, 0, invalidf("%q must be a whole number of brokers (0 or more) or a percentage such as 20%%", v)
 	}
-	in.downPercent, in.Cluster.BrokersDown = 0, n
-	return nil
+	return n, 0, nil
 }
 
 func setLatency(in *Input, v string) error {
