@@ -165,3 +165,38 @@ func TestLimitSpellingsAsElsewhere(t *testing.T) {
 func limitArgs() []string {
 	return []string{"limit", "--out", "DIR/out", "--cluster-dir", "DIR/cluster", "--bootstrap", "127.0.0.1:9"}
 }
+
+// The README's `plimsoll model` outputs are real: every line shown (but "...") is printed, in
+// order, by the command above it.
+func TestReadmeModelOutputs(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(string(data), "```\n$ plimsoll model ")
+	if len(blocks) < 3 {
+		t.Fatalf("want at least 2 model examples with output in the README, found %d", len(blocks)-1)
+	}
+	for _, b := range blocks[1:] {
+		lines := strings.Split(b[:strings.Index(b, "```")], "\n")
+		stdout, stderr, code := runCLI(t, append([]string{"model"}, strings.Fields(lines[0])...)...)
+		if code != ExitOK {
+			t.Fatalf("plimsoll model %s: exit %d: %s", lines[0], code, stderr)
+		}
+		rest := stdout
+		for _, l := range lines[1:] {
+			if strings.TrimSpace(l) == "..." || l == "" {
+				continue
+			}
+			i := strings.Index(rest, l+"\n")
+			if i < 0 {
+				t.Errorf("plimsoll model %s: the README shows %q, which it does not print (in this order):\n%s", lines[0], l, stdout)
+				break
+			}
+			rest = rest[i+len(l):]
+		}
+	}
+	if stdout, _, _ := runCLI(t, "completion", "bash"); !strings.Contains(stdout, "plimsoll") {
+		t.Errorf("completion bash printed no script for plimsoll")
+	}
+}

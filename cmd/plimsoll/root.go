@@ -17,8 +17,11 @@ func newRootCmd() *cobra.Command {
 		Short: "Measure, model and find the safe load line of an Apache Kafka cluster",
 		Long: `plimsoll finds how much load a Kafka cluster can safely take, what gives out first, and
 whether a change made it slower. It can start a real local Apache Kafka cluster to try it on.`,
-		Example: `  plimsoll cluster up                 # a real 3-broker Kafka 4.1.0 cluster on this machine
-  plimsoll model --brokers 3 --replication-factor 3 --produce 100MB/s --nic 1Gbit/s
+		Example: `  plimsoll model --replication-factor 3 --produce 300MB/s --nic 1Gbit/s   # how many brokers? no cluster needed
+  plimsoll cluster up                 # a real 3-broker Kafka 4.1.0 cluster on this machine
+  plimsoll run --rate 5000 --message-size 1KiB --duration 60s --out base
+  plimsoll limit --out lim1           # the highest load it sustains per message size; lim1/index.html
+  plimsoll compare base new           # is new slower than base?
   plimsoll cluster down`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
