@@ -200,3 +200,37 @@ func TestReadmeModelOutputs(t *testing.T) {
 		t.Errorf("completion bash printed no script for plimsoll")
 	}
 }
+
+// run's and limit's help list their flags by group: each flag under its group's title.
+func TestFlagHelpGroups(t *testing.T) {
+	for _, c := range []struct {
+		cmd    string
+		byHead map[string]string // a flag -> the title it must follow (and be the last title before it)
+	}{
+		{"run", map[string]string{"--rate MSGS/S": "Workload flags", "--bootstrap HOST": "Target flags", "--tls-ca FILE": "Security flags",
+			"--slo-p99-ms MS": "Criteria flags", "--out DIR": "\nFlags:"}},
+		{"limit", map[string]string{"--producers N": "Workload flags", "--sasl-user USER": "Security flags",
+			"--min-achieved FRACTION": "Criteria flags", "--tolerance FRACTION": "\nFlags:"}},
+	} {
+		stdout, _, code := runCLI(t, c.cmd, "--help")
+		if code != ExitOK {
+			t.Fatalf("%s --help: exit %d", c.cmd, code)
+		}
+		titles := []string{"Workload flags", "Target flags", "Security flags", "Criteria flags", "\nFlags:"}
+		for flag, title := range c.byHead {
+			at := strings.Index(stdout, flag)
+			last, lastAt := "", -1
+			for _, tt := range titles {
+				if i := strings.Index(stdout, tt); i >= 0 && i < at && i > lastAt {
+					last, lastAt = tt, i
+				}
+			}
+			if at < 0 || last != title {
+				t.Errorf("%s --help: %s is under %q, want %q", c.cmd, flag, last, title)
+			}
+		}
+	}
+	if stdout, _, _ := runCLI(t, "model", "--help"); strings.Contains(stdout, "Workload flags") || !strings.Contains(stdout, "\nFlags:\n") {
+		t.Errorf("model --help: want its flags under Flags: alone\n%s", stdout)
+	}
+}

@@ -34,6 +34,7 @@ whether a change made it slower. It can start a real local Apache Kafka cluster 
 	markArgErrorsAsUsage(root)
 	guardGroups(root)
 	typePlaceholders(root)
+	groupFlagHelp(root)
 	return root
 }
 

@@ -1,6 +1,11 @@
 package main
 
+// Flag help: each flag's placeholder and the groups run's and limit's flags are listed in.
+
 import (
+	"fmt"
+	"strings"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -70,4 +75,59 @@ func typePlaceholders(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		typePlaceholders(sub)
 	}
+}
+
+// flagGroupKey is the pflag annotation naming a flag's group in help.
+const flagGroupKey = "plimsoll_group"
+
+// flagGroups are the help's sections of flags, in order; ungrouped flags follow under "Flags".
+var flagGroups = []struct{ id, title string }{
+	{"workload", "Workload flags (or --workload FILE)"},
+	{"target", "Target flags (where the load goes; without --bootstrap, the local cluster)"},
+	{"security", "Security flags (with --bootstrap)"},
+	{"criteria", "Criteria flags (the verdict; 0 switches one off)"},
+}
+
+// inGroup marks the flags registered on fs until the returned func runs as belonging to group.
+func inGroup(fs *pflag.FlagSet, group string) func() {
+	before := map[string]bool{}
+	fs.VisitAll(func(f *pflag.Flag) { before[f.Name] = true })
+	return func() {
+		fs.VisitAll(func(f *pflag.Flag) {
+			if !before[f.Name] {
+				_ = fs.SetAnnotation(f.Name, flagGroupKey, []string{group})
+			}
+		})
+	}
+}
+
+// groupFlagHelp makes c's help (and its subcommands') list grouped flags under their group's
+// title, the rest under "Flags:"; a command without groups reads as cobra's default.
+func groupFlagHelp(c *cobra.Command) {
+	cobra.AddTemplateFunc("groupedFlagUsages", groupedFlagUsages)
+	const local = "Flags:\n{{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}"
+	c.SetUsageTemplate(strings.Replace(c.UsageTemplate(), local, "{{groupedFlagUsages .LocalFlags | trimTrailingWhitespaces}}", 1))
+}
+
+func groupedFlagUsages(fs *pflag.FlagSet) string {
+	sets := map[string]*pflag.FlagSet{}
+	rest := pflag.NewFlagSet("", pflag.ContinueOnError)
+	fs.VisitAll(func(f *pflag.Flag) {
+		set := rest
+		if g := f.Annotations[flagGroupKey]; len(g) > 0 {
+			if sets[g[0]] == nil {
+				sets[g[0]] = pflag.NewFlagSet(g[0], pflag.ContinueOnError)
+			}
+			set = sets[g[0]]
+		}
+		set.AddFlag(f)
+	})
+	var b strings.Builder
+	for _, g := range flagGroups {
+		if set := sets[g.id]; set != nil {
+			fmt.Fprintf(&b, "%s:\n%s\n", g.title, set.FlagUsages())
+		}
+	}
+	fmt.Fprintf(&b, "Flags:\n%s", rest.FlagUsages())
+	return b.String()
 }
