@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/model"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/trial"
 	"github.com/plimsoll/plimsoll/workload"
@@ -39,8 +40,11 @@ type Job struct {
 	// Base is every trial's configuration; its Spec's rate and message size are set per trial.
 	Base        trial.Config
 	Where       *trial.Where
-	BrokersDown int    // brokers the recommendation keeps headroom for
-	Command     string // the command line, recorded in the search's configuration
+	BrokersDown int // brokers the recommendation keeps headroom for
+	// BrokersDownShare, when above 0, gives BrokersDown as a share of the cluster's brokers
+	// (0.2 for 20%), rounded up once they are known (model.BrokersDownOf).
+	BrokersDownShare float64
+	Command          string // the command line, recorded in the search's configuration
 	// Hold is the measured window of a confirmation: each size's safe rate is held this long
 	// before it is reported; 0: twice the trial's window. NoHold skips confirmations.
 	Hold   time.Duration
@@ -134,6 +138,34 @@ func tolerance(o Options) float64 {
 	return o.Tolerance
 }
 
+// Check refuses a job's bad options before anything starts: the search's options (as
+// *OptionError), including the first step Run takes from a prediction (1 + Tolerance, which
+// must fit in Growth), and negative BrokersDown or Hold. Whether BrokersDown leaves a broker up
+// needs the cluster, and Run checks it.
+func (j Job) Check() error {
+	if err := j.Search.Check(); err != nil {
+		return err
+	}
+	growth := j.Search.Growth
+	if growth == 0 {
+		growth = DefaultGrowth
+	}
+	if tol := tolerance(j.Search); j.Search.FirstStep == 0 && 1+tol > growth {
+		return optErr("Growth", "%v must be at least 1 + the tolerance (%v): a search that starts from the model's prediction first steps by the tolerance", growth, 1+tol)
+	}
+	if j.BrokersDown < 0 || !(j.BrokersDownShare >= 0 && j.BrokersDownShare < 1) {
+		return fmt.Errorf("%w: %d (share %v) is negative or all of them", ErrBrokersDown, j.BrokersDown, j.BrokersDownShare)
+	}
+	if j.Hold < 0 {
+		return optErr("Hold", "%v must not be negative (0: twice the trial's window)", j.Hold)
+	}
+	return nil
+}
+
+// CheckStore refuses, before anything starts, to overwrite a search in Out (without Resume)
+// or to resume none (with it).
+func (j Job) CheckStore() error { return j.checkStore() }
+
 // checkStore refuses to overwrite a search, or to resume none.
 func (j Job) checkStore() error {
 	_, err := os.Stat(j.Store())
@@ -152,6 +184,9 @@ func (j Job) config(ctx context.Context) (results.Config, error) {
 	brokers, err := j.Where.Target.Brokers(ctx)
 	if err != nil {
 		return results.Config{}, err
+	}
+	if j.BrokersDownShare > 0 {
+		j.BrokersDown = model.BrokersDownOf(j.BrokersDownShare, brokers)
 	}
 	if j.BrokersDown < 0 || j.BrokersDown >= brokers {
 		return results.Config{}, fmt.Errorf("%w: %d of %d brokers", ErrBrokersDown, j.BrokersDown, brokers)

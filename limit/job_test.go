@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/target"
@@ -100,5 +101,34 @@ func TestFinishOnce(t *testing.T) {
 	// least payload of the 5 MB/s.
 	if r.Size != 100 || r.Brokers != 3 || r.BrokersDown != 1 || !(r.PerBrokerBytesPerSec < r.MeasuredBytesPerSec/3) {
 		t.Errorf("recommendation %+v", r)
+	}
+}
+
+// Job.Check refuses what Run would refuse later, before anything starts, naming the option.
+func TestJobCheck(t *testing.T) {
+	cases := []struct {
+		name   string
+		j      Job
+		option string // "" = ErrBrokersDown
+	}{
+		{"tolerance", Job{Search: Options{Tolerance: 2}}, "Tolerance"},
+		{"growth under half the tolerance", Job{Search: Options{Tolerance: 0.5, Growth: 1.2}}, "Growth"},
+		{"growth under the tolerance", Job{Search: Options{Tolerance: 0.5, Growth: 1.3}}, "Growth"},
+		{"max under min", Job{Search: Options{MinRate: 100, MaxRate: 50}}, "MaxRate"},
+		{"hold", Job{Hold: -time.Second}, "Hold"},
+		{"brokers down", Job{BrokersDown: -1}, ""},
+	}
+	for _, tc := range cases {
+		err := tc.j.Check()
+		var oe *OptionError
+		switch {
+		case tc.option == "" && !errors.Is(err, ErrBrokersDown):
+			t.Errorf("%s: %v, want ErrBrokersDown", tc.name, err)
+		case tc.option != "" && (!errors.As(err, &oe) || oe.Option != tc.option):
+			t.Errorf("%s: %v, want an OptionError for %s", tc.name, err, tc.option)
+		}
+	}
+	if err := (Job{Search: Options{Tolerance: 0.5, Growth: 1.5}}).Check(); err != nil {
+		t.Errorf("growth 1 + tolerance: %v", err)
 	}
 }

@@ -109,13 +109,29 @@ func optErr(option, format string, args ...any) error {
 	return &OptionError{Option: option, Msg: fmt.Sprintf(format, args...)}
 }
 
+// Check validates o's sizes, steps and rates as Search will, without calling Start: for
+// refusing bad options before anything is started. Errors are *OptionError.
+func (o Options) Check() error {
+	_, err := o.defaulted()
+	return err
+}
+
+// defaulted returns o with the defaults of its sizes, steps and rates filled in and checked.
+func (o Options) defaulted() (Options, error) {
+	for _, step := range []func(*Options) error{(*Options).normalizeSizes, (*Options).normalizeSteps, (*Options).normalizeRates} {
+		if err := step(&o); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
 // normalize returns o with defaults filled in and the first rate of each size taken from Start,
 // or an *OptionError.
 func (o Options) normalize() (Options, []float64, error) {
-	for _, step := range []func(*Options) error{(*Options).normalizeSizes, (*Options).normalizeSteps, (*Options).normalizeRates} {
-		if err := step(&o); err != nil {
-			return o, nil, err
-		}
+	o, err := o.defaulted()
+	if err != nil {
+		return o, nil, err
 	}
 	if o.Resume && o.Store == "" {
 		return o, nil, optErr("Resume", "needs Store, the results file to resume from")
@@ -155,6 +171,9 @@ func (o *Options) normalizeSteps() error {
 		return optErr("Growth", "%v must be between %v and 1000: it is the factor between bracket steps (default 2); smaller steps waste trials", o.Growth, minGrowth)
 	}
 	if o.FirstStep == 0 {
+		if o.Growth < 1+o.Tolerance/2 {
+			return optErr("Growth", "%v must be at least 1 + half the tolerance (%v): a bracket step narrower than the tolerance's half wastes trials", o.Growth, 1+o.Tolerance/2)
+		}
 		o.FirstStep = o.Growth
 	}
 	if !(o.FirstStep >= 1+o.Tolerance/2 && o.FirstStep <= o.Growth) {

@@ -390,8 +390,12 @@ func (c *State) removeFailed() {
 }
 
 // Down stops every broker: SIGTERM (a controlled shutdown), then SIGKILL after timeout. Unless
-// keepData, it removes the cluster's files; with keepData a later Up starts it again.
+// keepData, it removes the cluster's files; with keepData a later Up starts it again. With no
+// cluster in dir it returns ErrNoCluster and creates nothing.
 func Down(dir string, keepData bool, timeout time.Duration) (*State, error) {
+	if _, err := Open(dir); err != nil { // nothing to stop: create neither dir nor its lock
+		return nil, err
+	}
 	unlock, err := lockDir(dir)
 	if err != nil {
 		return nil, err

@@ -101,6 +101,12 @@ type Sizing struct {
 	MaxMapCount int
 }
 
+// BrokersDownOf is a share of brokers (0.2 for 20%) as whole brokers, rounded up: 20% of 5
+// is 1, 20% of 6 is 2.
+func BrokersDownOf(share float64, brokers int) int {
+	return int(math.Ceil(share*float64(brokers) - 1e-9))
+}
+
 func (c Cluster) withDefaults() Cluster {
 	if c.MaxUtilization == 0 {
 		c.MaxUtilization = DefaultMaxUtilization
@@ -151,7 +157,7 @@ func (c Cluster) validate(needShape bool) error {
 		return inputErrorf("max-utilization", "%v must be in (0, 1], e.g. 0.8 to plan up to 80%% of each capacity", u)
 	}
 	if needShape && c.Brokers == 0 {
-		return inputErrorf("brokers", "the number of brokers is required to model per-broker load")
+		return inputErrorf("brokers", "the number of brokers is required to model per-broker load; to find how many a load needs, give it with a capacity (--produce with --nic or --disk-write) and no --brokers")
 	}
 	if needShape && c.ReplicationFactor == 0 {
 		return inputErrorf("replication-factor", "required to model per-broker load (3 is usual; Kafka's default.replication.factor is 1)")

@@ -243,12 +243,8 @@ func (e *evaluation) busiestBroker() Load {
 	c, t := e.c, e.t
 	sh := BusiestShare(c.Brokers, c.Partitions, c.ReplicationFactor)
 	ld := LoadFor(c, t, sh)
-	b := &BrokerLoad{
-		ProduceInBytesPerSec: round(ld.ProduceIn), ReplicationInBytesPerSec: round(ld.ReplicationIn),
-		ReplicationOutBytesPerSec: round(ld.ReplicationOut), ConsumeOutBytesPerSec: round(ld.ConsumeOut),
-		NetworkInBytesPerSec: round(ld.NetworkIn), NetworkOutBytesPerSec: round(ld.NetworkOut),
-		DiskWriteBytesPerSec: round(ld.DiskWrite), DiskReadBytesPerSec: round(ld.DiskRead),
-	}
+	bl := brokerLoad(ld)
+	b := &bl
 	if c.Partitions > 0 {
 		b.Leaders, b.Followers = &sh.Leaders, &sh.Followers
 		e.explain("busiest_broker.leaders", "ceil(P/N) = ceil(%d/%d)", c.Partitions, c.Brokers)

@@ -171,14 +171,10 @@ func MaxProduce(c Cluster) (Ceiling, error) {
 	if !c.hasCapacity() {
 		return Ceiling{}, ErrNoCapacity
 	}
-	up := c.Brokers - c.BrokersDown
-	survivors := c
-	survivors.Brokers, survivors.BrokersDown = up, 0
-	survivors.ReplicationFactor = min(c.ReplicationFactor, up)
-	share := BusiestShare(up, c.Partitions, survivors.ReplicationFactor)
-	perByte := LoadFor(survivors, 1, share)
+	surv, share := survivors(c)
+	perByte := LoadFor(surv, 1, share)
 	ceil := Ceiling{BytesPerSec: math.Inf(1), ByResource: map[Resource]float64{},
-		Brokers: up, ReplicationFactor: survivors.ReplicationFactor, Share: share}
+		Brokers: surv.Brokers, ReplicationFactor: surv.ReplicationFactor, Share: share}
 	for _, r := range Resources {
 		capacity, load := c.Capacity(r), perByte.Of(r)
 		if capacity <= 0 || load <= 0 {

@@ -40,17 +40,7 @@ func Model(w io.Writer, c model.Cluster, t model.Traffic, s model.Sizing, r mode
 		if b.Leaders != nil {
 			title = fmt.Sprintf("busiest broker (of %d, all up): %s, %s", c.Brokers, units.Plural(*b.Leaders, "leader"), units.Plural(*b.Followers, "follower"))
 		}
-		const p = "busiest_broker."
-		section(title, []row{
-			{"produce in", units.FormatRate(b.ProduceInBytesPerSec), p + "produce_in_bytes_per_sec"},
-			{"replication in", units.FormatRate(b.ReplicationInBytesPerSec), p + "replication_in_bytes_per_sec"},
-			{"replication out", units.FormatRate(b.ReplicationOutBytesPerSec), p + "replication_out_bytes_per_sec"},
-			{"consume out", units.FormatRate(b.ConsumeOutBytesPerSec), p + "consume_out_bytes_per_sec"},
-			{"network in", units.Network(b.NetworkInBytesPerSec), p + "network_in_bytes_per_sec"},
-			{"network out", units.Network(b.NetworkOutBytesPerSec), p + "network_out_bytes_per_sec"},
-			{"disk write", units.FormatRate(b.DiskWriteBytesPerSec), p + "disk_write_bytes_per_sec"},
-			{"disk read", units.FormatRate(b.DiskReadBytesPerSec), p + "disk_read_bytes_per_sec"},
-		})
+		section(title, brokerRows(*b))
 	}
 	section("cluster", clusterRows(r.Cluster))
 	section(capacityTitle(c), capacityRows(c, r))
@@ -72,6 +62,21 @@ func Model(w io.Writer, c model.Cluster, t model.Traffic, s model.Sizing, r mode
 		for _, n := range r.Notes {
 			fmt.Fprintf(w, "  - %s\n", n)
 		}
+	}
+}
+
+// brokerRows is a broker's load, each row keyed by its figure in Result.BusiestBroker.
+func brokerRows(b model.BrokerLoad) []row {
+	const p = "busiest_broker."
+	return []row{
+		{"produce in", units.FormatRate(b.ProduceInBytesPerSec), p + "produce_in_bytes_per_sec"},
+		{"replication in", units.FormatRate(b.ReplicationInBytesPerSec), p + "replication_in_bytes_per_sec"},
+		{"replication out", units.FormatRate(b.ReplicationOutBytesPerSec), p + "replication_out_bytes_per_sec"},
+		{"consume out", units.FormatRate(b.ConsumeOutBytesPerSec), p + "consume_out_bytes_per_sec"},
+		{"network in", units.Network(b.NetworkInBytesPerSec), p + "network_in_bytes_per_sec"},
+		{"network out", units.Network(b.NetworkOutBytesPerSec), p + "network_out_bytes_per_sec"},
+		{"disk write", units.FormatRate(b.DiskWriteBytesPerSec), p + "disk_write_bytes_per_sec"},
+		{"disk read", units.FormatRate(b.DiskReadBytesPerSec), p + "disk_read_bytes_per_sec"},
 	}
 }
 
@@ -110,7 +115,7 @@ func capacityRows(c model.Cluster, r model.Result) []row {
 	}
 	var rows []row
 	for _, res := range model.Resources {
-		name := strings.ReplaceAll(string(res), "_", " ")
+		name := resourceName(res)
 		if u := perResource(r.Utilization, res); u != nil {
 			rows = append(rows, row{name + " utilization", fmt.Sprintf("%s of %s", units.Percent(*u), units.FormatRate(c.Capacity(res))), "utilization." + string(res)})
 		}
@@ -119,7 +124,7 @@ func capacityRows(c model.Cluster, r model.Result) []row {
 		}
 	}
 	rows = append(rows,
-		row{"bottleneck", strings.ReplaceAll(string(*r.Bottleneck), "_", " "), "bottleneck"},
+		row{"bottleneck", resourceName(*r.Bottleneck), "bottleneck"},
 		row{"max produce", units.Network(*r.MaxProduceBytesPerSec), "max_produce_bytes_per_sec"})
 	if r.MaxMessagesPerSec != nil {
 		rows = append(rows, row{"max messages", units.SI(*r.MaxMessagesPerSec) + "/s", "max_messages_per_sec"})
@@ -201,4 +206,113 @@ func describeTraffic(t model.Traffic, r model.Result) string {
 		return ""
 	}
 	return "traffic: " + strings.Join(parts, ", ")
+}
+
+// ModelSizing writes the answer of `plimsoll model` without --brokers: the fewest brokers per
+// resource and overall, with all up and with c.BrokersDown down, then the busiest broker's load
+// at those counts.
+func ModelSizing(w io.Writer, c model.Cluster, t model.Traffic, f model.Fleet) {
+	fmt.Fprintln(w, describeCluster(c))
+	fmt.Fprintln(w, sizingTraffic(t, f))
+	fmt.Fprintln(w, capacityLine(c))
+	counts := []model.BrokerCount{f.AllUp}
+	if f.WithBrokersDown != nil {
+		counts = append(counts, *f.WithBrokersDown)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := "\nbrokers needed"
+	for _, bc := range counts {
+		head += "\t" + downLabel(bc.BrokersDown)
+	}
+	fmt.Fprintln(tw, head)
+	for _, r := range model.Resources {
+		if _, ok := f.AllUp.ByResource[r]; !ok {
+			continue
+		}
+		line := "  " + resourceName(r)
+		for _, bc := range counts {
+			line += "\t" + strconv.Itoa(bc.ByResource[r])
+		}
+		fmt.Fprintln(tw, line)
+	}
+	line := "  overall"
+	for _, bc := range counts {
+		line += fmt.Sprintf("\t%d (%s)", bc.Brokers, resourceName(bc.Bottleneck))
+	}
+	fmt.Fprintln(tw, line)
+	for _, bc := range counts {
+		busiestRows(tw, bc)
+	}
+	tw.Flush()
+}
+
+// busiestRows is the busiest broker's load at bc's count: every broker up, or the busiest
+// survivor while bc.BrokersDown are down.
+func busiestRows(w io.Writer, bc model.BrokerCount) {
+	b := bc.Busiest
+	title := fmt.Sprintf("busiest broker of %d, all up", bc.Brokers)
+	if bc.BrokersDown > 0 {
+		title = fmt.Sprintf("busiest broker of %d while %d %s down", bc.Brokers, bc.BrokersDown, isAre(bc.BrokersDown))
+	}
+	if b.Leaders != nil {
+		title += fmt.Sprintf(": %s, %s", units.Plural(*b.Leaders, "leader"), units.Plural(*b.Followers, "follower"))
+	}
+	fmt.Fprintf(w, "\n%s\n", title)
+	for _, r := range brokerRows(b) {
+		fmt.Fprintf(w, "  %s\t%s\n", r.label, r.value)
+	}
+}
+
+func downLabel(n int) string {
+	if n == 0 {
+		return "all up"
+	}
+	return fmt.Sprintf("%d down", n)
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+func resourceName(r model.Resource) string { return strings.ReplaceAll(string(r), "_", " ") }
+
+func sizingTraffic(t model.Traffic, f model.Fleet) string {
+	s := "traffic: produce " + units.Network(f.ProduceBytesPerSec)
+	if t.MessagesPerSec > 0 {
+		s += ", " + units.SI(t.MessagesPerSec) + " messages/s"
+	}
+	if t.Message != nil {
+		format := t.Message.Format
+		if format == "" {
+			format = model.FormatV2
+		}
+		s += fmt.Sprintf(", %d-byte values, record format %s", t.Message.PayloadBytes, format)
+	}
+	return s
+}
+
+// capacityLine names each broker's capacities and the share planned up to.
+func capacityLine(c model.Cluster) string {
+	var parts []string
+	if c.NIC > 0 {
+		nic := "NIC " + units.Network(c.NIC)
+		if c.LinkOverhead > 0 {
+			nic += fmt.Sprintf(" less %s link overhead", units.Percent(c.LinkOverhead))
+		}
+		parts = append(parts, nic)
+	}
+	if c.DiskWrite > 0 {
+		parts = append(parts, "disk write "+units.FormatRate(c.DiskWrite))
+	}
+	if c.DiskRead > 0 {
+		parts = append(parts, "disk read "+units.FormatRate(c.DiskRead))
+	}
+	u := c.MaxUtilization
+	if u == 0 {
+		u = model.DefaultMaxUtilization
+	}
+	return fmt.Sprintf("capacity per broker: %s, planned up to %s of each", strings.Join(parts, ", "), units.Percent(u))
 }

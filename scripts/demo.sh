@@ -10,7 +10,7 @@ REPORT=${3:-plimsoll-report}
 CLUSTER="$DIR/cluster"
 mkdir -p "$DIR"
 
-cleanup() { "$BIN" cluster down --dir "$CLUSTER" >/dev/null 2>&1 || true; }
+cleanup() { "$BIN" cluster down --cluster-dir "$CLUSTER" >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 cleanup # a cluster left over from an interrupted demo
 
@@ -19,12 +19,12 @@ cleanup # a cluster left over from an interrupted demo
 NIC=16Mbit/s
 if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v tc >/dev/null && ip netns list >/dev/null 2>&1; then
   echo "demo: emulated NICs of $NIC per broker (a network namespace and a shaped link each)"
-  "$BIN" cluster up --dir "$CLUSTER" --heap 768m --nic "$NIC"
+  "$BIN" cluster up --cluster-dir "$CLUSTER" --heap 768m --nic "$NIC"
   SEARCH=(--growth 1.25 --tolerance 0.1)
 else
   echo "demo: not root or no iproute2, so no emulated NICs: the cluster runs on loopback and is CPU-bound;"
   echo "      the report measures this host, and there is no model line to compare with"
-  "$BIN" cluster up --dir "$CLUSTER" --heap 768m
+  "$BIN" cluster up --cluster-dir "$CLUSTER" --heap 768m
   SEARCH=(--growth 2 --tolerance 0.15)
 fi
 

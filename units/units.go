@@ -79,31 +79,67 @@ func ParseBytes(s string) (float64, error) {
 	return v * scale, nil
 }
 
-// ParseRate parses a data rate such as "300MB/s", "2.5Gbit/s", "125000KB/s", "16Mbit/s",
-// "1Gbps" or a plain number of bytes per second, into bytes per second.
+// ParseRate parses a data rate into bytes per second. A rate needs a unit (only 0 may go
+// without): B or byte for bytes, bit or b for bits (b alone after a prefix, as in Mb/s, is a
+// bit), with an SI (k, M, G, T) or binary (Ki, Mi, Gi, Ti) prefix, then /s, /sec, /min or ps:
+// "300MB/s", "2.5Gbit/s", "1GBps", "1Gbps", "16 Mb/s", "1 MiB/s", "6GB/min". A lowercase
+// m, g or t prefix ("100mb/s") is refused with the two spellings it may have meant.
 func ParseRate(s string) (float64, error) {
 	v, u, err := splitNumber(s)
 	if err != nil {
 		return 0, err
 	}
-	per := 1.0
+	num := strings.TrimSpace(strings.TrimSpace(s)[:len(strings.TrimSpace(s))-len(u)])
+	per, unit := 1.0, u
 	switch {
 	case strings.HasSuffix(u, "/s"):
-		u = strings.TrimSuffix(u, "/s")
+		unit = strings.TrimSuffix(u, "/s")
 	case strings.HasSuffix(u, "/sec"):
-		u = strings.TrimSuffix(u, "/sec")
+		unit = strings.TrimSuffix(u, "/sec")
 	case strings.HasSuffix(u, "/min"):
-		u, per = strings.TrimSuffix(u, "/min"), 60
-	case strings.HasSuffix(u, "ps"): // Mbps, Gbps: bits per second
+		unit, per = strings.TrimSuffix(u, "/min"), 60
+	case strings.HasSuffix(u, "ps"): // Mbps, GBps
+		unit = strings.TrimSuffix(u, "ps")
+	case u == "" && v == 0:
+		return 0, nil
 	case u == "":
+		return 0, fmt.Errorf("%w %q: a rate needs a unit: write %sMB/s (bytes) or %sMbit/s (bits) per second", ErrSyntax, s, num, num)
 	default:
 		return 0, fmt.Errorf("%w %q: a rate needs a unit per second, e.g. 100MB/s or 1Gbit/s", ErrSyntax, s)
 	}
-	scale, ok := unitScale(u)
-	if !ok {
-		return 0, fmt.Errorf("%w %q: unknown unit %q (use B/s, KB/s, MB/s, GB/s, MiB/s, Mbit/s, Gbit/s)", ErrSyntax, s, u)
+	scale, err := rateUnit(strings.TrimSpace(unit), num)
+	if err != nil {
+		return 0, fmt.Errorf("%w %q: %v", ErrSyntax, s, err)
 	}
 	return v * scale / per, nil
+}
+
+// rateUnit is the bytes in one unit of a rate's unit before its "per second": "MB" 1e6,
+// "Mbit" and "Mb" 1e6/8, "KiB" 1024. num is the number as written, for the fix.
+func rateUnit(u, num string) (float64, error) {
+	var base string
+	for _, b := range []string{"bits", "bit", "bytes", "byte", "b", "B"} {
+		if strings.HasSuffix(u, b) {
+			base = b
+			break
+		}
+	}
+	prefix := strings.TrimSuffix(u, base)
+	p, ok := prefixes[prefix]
+	if base == "" && ok {
+		return 0, fmt.Errorf("no unit: write %s%sB/s (bytes) or %s%sbit/s (bits) per second", num, prefix, num, prefix)
+	}
+	if !ok && (prefix == "m" || prefix == "g" || prefix == "t") {
+		up := strings.ToUpper(prefix)
+		return 0, fmt.Errorf("%q is ambiguous (m is milli): write %s%sB/s for bytes or %s%sbit/s for bits", u, num, up, num, up)
+	}
+	if !ok || base == "" {
+		return 0, fmt.Errorf("unknown unit %q (use B/s, KB/s, MB/s, GB/s, MiB/s, GBps, or bit/s, Mbit/s, Gbit/s, Mbps)", u)
+	}
+	if base == "B" || strings.HasPrefix(base, "byte") {
+		return p, nil
+	}
+	return p / 8, nil
 }
 
 // FormatBytes renders n bytes with a decimal prefix and three significant digits ("1.50 MB").

@@ -3,6 +3,7 @@ package units
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -19,9 +20,17 @@ func TestParseRate(t *testing.T) {
 		{"1Gbps", 125e6},
 		{"1 MiB/s", 1 << 20},
 		{"60MB/s", 60e6},
-		{"1000", 1000},
 		{"1e3B/s", 1000},
 		{"6GB/min", 1e8},
+		{"1GBps", 1e9},
+		{"1 GB/sec", 1e9},
+		{"100 Mb/s", 100e6 / 8},
+		{"100kb/s", 100e3 / 8},
+		{"8 bit/s", 1},
+		{"10 bits/s", 10.0 / 8},
+		{"100 bytes/s", 100},
+		{"2 KiBps", 2048},
+		{"0", 0},
 	}
 	for _, c := range cases {
 		got, err := ParseRate(c.in)
@@ -39,6 +48,27 @@ func TestParseRateErrors(t *testing.T) {
 	for _, in := range []string{"", "fast", "10MB", "10 furlongs/s", "MB/s", "1..2MB/s", "10XB/s"} {
 		if _, err := ParseRate(in); !errors.Is(err, ErrSyntax) {
 			t.Errorf("ParseRate(%q) error = %v, want ErrSyntax", in, err)
+		}
+	}
+}
+
+// A rate without a unit, or with one that could mean two things, is refused with the fix.
+func TestParseRateNamesTheFix(t *testing.T) {
+	for in, want := range map[string]string{
+		"100":     `write 100MB/s (bytes) or 100Mbit/s (bits)`,
+		"1e3":     `write 1e3MB/s (bytes) or 1e3Mbit/s (bits)`,
+		"100/s":   `no unit: write 100B/s (bytes) or 100bit/s (bits)`,
+		"100M/s":  `no unit: write 100MB/s (bytes) or 100Mbit/s (bits)`,
+		"100mb/s": `"mb" is ambiguous (m is milli): write 100MB/s for bytes or 100Mbit/s for bits`,
+		"1gbps":   `"gb" is ambiguous (m is milli): write 1GB/s for bytes or 1Gbit/s for bits`,
+		"5 mB/s":  `"mB" is ambiguous (m is milli): write 5MB/s for bytes or 5Mbit/s for bits`,
+		"10MB":    `a rate needs a unit per second`,
+		"10 XB/s": `unknown unit "XB"`,
+		"-100":    `write -100MB/s`,
+	} {
+		_, err := ParseRate(in)
+		if !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseRate(%q) error = %v, want one saying %q", in, err, want)
 		}
 	}
 }
@@ -87,7 +117,7 @@ func TestFormat(t *testing.T) {
 }
 
 func FuzzParseRate(f *testing.F) {
-	for _, s := range []string{"300MB/s", "2.5Gbit/s", "1e3", "-1KB/s", "16Mbit/s", "1Gbps", "x"} {
+	for _, s := range []string{"300MB/s", "2.5Gbit/s", "1e3", "-1KB/s", "16Mbit/s", "1Gbps", "x", "100mb/s", "1GBps", "5 bits/s", "0"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -97,6 +127,9 @@ func FuzzParseRate(f *testing.F) {
 		}
 		if err != nil && !errors.Is(err, ErrSyntax) {
 			t.Fatalf("ParseRate(%q) error %v does not wrap ErrSyntax", s, err)
+		}
+		if n, u, nerr := splitNumber(s); err == nil && nerr == nil && u == "" && n != 0 {
+			t.Fatalf("ParseRate(%q) = %v: a bare number must be refused", s, v)
 		}
 		b, err := ParseBytes(s)
 		if err == nil && (math.IsNaN(b) || math.IsInf(b, 0)) {

@@ -3,6 +3,9 @@ package workload
 import (
 	"errors"
 	"os"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/plimsoll/plimsoll/kafkaprops"
 )
@@ -66,4 +69,63 @@ func unwrapPathErr(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// inLineOrder returns err's errors in the order of the input: by file (in the order the files
+// first appear) and line within it; errors without a line (flags, defaults) follow, in their
+// own order. A user fixing a file reads its problems top to bottom.
+func inLineOrder(err error) error {
+	errs := flatten([]error{err})
+	if len(errs) < 2 {
+		return err
+	}
+	files := map[string]int{}
+	type key struct{ file, line int }
+	keys := make([]key, len(errs))
+	for i, e := range errs {
+		name, line := position(e)
+		if line == 0 {
+			keys[i] = key{len(errs) + 1, 0}
+			continue
+		}
+		if _, ok := files[name]; !ok {
+			files[name] = len(files)
+		}
+		keys[i] = key{files[name], line}
+	}
+	idx := make([]int, len(errs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		ka, kb := keys[idx[a]], keys[idx[b]]
+		return ka.file < kb.file || ka.file == kb.file && ka.line < kb.line
+	})
+	out := make([]error, len(errs))
+	for i, j := range idx {
+		out[i] = errs[j]
+	}
+	return kafkaprops.JoinErrors(out)
+}
+
+// position is the file and line an error points at ("workload.yaml:7"), or line 0.
+func position(err error) (string, int) {
+	var pos string
+	var fe *FieldError
+	var pe *kafkaprops.Error
+	switch {
+	case errors.As(err, &fe):
+		pos = fe.Pos
+	case errors.As(err, &pe):
+		pos = pe.Pos
+	}
+	i := strings.LastIndexByte(pos, ':')
+	if i < 0 {
+		return pos, 0
+	}
+	line, convErr := strconv.Atoi(pos[i+1:])
+	if convErr != nil || line <= 0 {
+		return pos, 0
+	}
+	return pos[:i], line
 }

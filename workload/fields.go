@@ -54,7 +54,7 @@ var fieldDefs = []fieldDef{
 	{Field{"rate", "rate", "messages/s summed over all producers, e.g. 50000 or 50k; 0 = as fast as the producers go", "0", false},
 		assign(parseRate, func(s *Spec, r float64) { s.Rate = r })},
 	{Field{"message-size", "message-size", "bytes per message, e.g. 1024 or 1KiB (at least 24, the stamp)", "1024", false},
-		assign(parseSize, func(s *Spec, n int) { s.MessageSize, s.sizeSet = n, true })},
+		assign(ParseSize, func(s *Spec, n int) { s.MessageSize, s.sizeSet = n, true })},
 	{Field{"payload", "payload", "random (incompressible), random:RATIO, text (compressible) or file:PATH", "random", false},
 		func(s *Spec, v, dir, _ string) error {
 			p, err := ParsePayload(v, dir)
@@ -289,8 +289,8 @@ func parseRate(v string) (float64, error) {
 	return f, nil
 }
 
-// parseSize parses a byte count such as 1024, 1KiB or 1KB into an int.
-func parseSize(v string) (int, error) {
+// ParseSize parses a byte count such as 1024, 1KiB or 1KB into an int, as --message-size does.
+func ParseSize(v string) (int, error) {
 	f, err := units.ParseBytes(v)
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a size; write bytes, e.g. 1024 or 1KiB", v)

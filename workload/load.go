@@ -65,6 +65,14 @@ func readFile(path string) ([]byte, error) {
 // load parses a workload (and optional driver) from bytes; name and dir place errors and
 // relative paths. It is what Load, LoadOMB and the fuzz target share.
 func load(data []byte, name, dir, driverName string, driver []byte) (Spec, error) {
+	s, err := loadUnordered(data, name, dir, driverName, driver)
+	if err != nil {
+		return Spec{}, inLineOrder(err)
+	}
+	return s, nil
+}
+
+func loadUnordered(data []byte, name, dir, driverName string, driver []byte) (Spec, error) {
 	root, err := decodeYAML(data, name)
 	if err != nil {
 		return Spec{}, err

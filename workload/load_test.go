@@ -321,3 +321,26 @@ func TestDocExamples(t *testing.T) {
 		t.Errorf("the OMB example: %v", err)
 	}
 }
+
+// Every bad file's errors come out top to bottom, so a user fixes the file in one pass
+// (many.yaml's line 5 was reported first, omb-semantics.yaml's 8 before 7).
+func TestLoadBadErrorsInLineOrder(t *testing.T) {
+	files, err := filepath.Glob("testdata/bad/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no bad cases: %v", err)
+	}
+	for _, f := range files {
+		_, err := Load(f)
+		last := 0
+		for _, e := range flatten([]error{err}) {
+			name, line := position(e)
+			if name != f || line == 0 {
+				continue
+			}
+			if line < last {
+				t.Errorf("%s: line %d reported after line %d:\n%v", f, line, last, err)
+			}
+			last = line
+		}
+	}
+}

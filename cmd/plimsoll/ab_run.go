@@ -127,7 +127,7 @@ func (p *abPlan) up(ctx context.Context, arm arms.Arm, dir string, hook *abHook,
 // down brings a repetition's cluster down, whatever happened to the repetition.
 func down(dir string, log io.Writer) {
 	if _, err := localkafka.Down(dir, false, 30*time.Second); err != nil && !errors.Is(err, localkafka.ErrNoCluster) {
-		fmt.Fprintf(log, "warning: bringing down the cluster in %s: %v (stop it with plimsoll cluster down --dir %s)\n", dir, err, dir)
+		fmt.Fprintf(log, "warning: bringing down the cluster in %s: %v (stop it with plimsoll cluster down --cluster-dir %s)\n", dir, err, dir)
 	}
 }
 

@@ -30,7 +30,7 @@ func newClusterCmd() *cobra.Command {
 		Long: `cluster starts real Apache Kafka brokers (KRaft, one JVM each) on free loopback ports, with
 the Prometheus JMX exporter on each broker. Jars come from Maven Central through Maven and are
 cached per version in ~/.cache/plimsoll/kafka/VERSION. The cluster keeps running after the
-command returns; its state lives in --dir.`,
+command returns; its state lives in --cluster-dir.`,
 		Example: `  plimsoll cluster up                          # 3 brokers, Kafka 4.1.0
   plimsoll cluster up --brokers 5 --kafka-version 3.9.1 --heap 512m
   plimsoll cluster up --nic 16Mbit/s                 # each broker behind its own shaped link
@@ -40,7 +40,10 @@ command returns; its state lives in --dir.`,
   plimsoll cluster pause 2 && sleep 30 && plimsoll cluster resume 2
   plimsoll cluster down`,
 	}
-	cmd.PersistentFlags().StringVar(&dir, "dir", localkafka.DefaultDir(), "directory holding the cluster's state, configs, logs and data ($PLIMSOLL_CLUSTER_DIR)")
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&dir, "cluster-dir", localkafka.DefaultDir(), "`DIR` holding the cluster's state, configs, logs and data ($PLIMSOLL_CLUSTER_DIR); run and limit take the same flag")
+	pf.StringVar(&dir, "dir", localkafka.DefaultDir(), "the former name of --cluster-dir")
+	_ = pf.MarkDeprecated("dir", "use --cluster-dir, as run and limit do") // still works; hidden from help
 	cmd.AddCommand(newClusterUpCmd(&dir), newClusterStatusCmd(&dir), newClusterDownCmd(&dir), newClusterShapeCmd(&dir))
 	for _, f := range []struct{ use, short, example string }{
 		{"kill", "Kill one broker with SIGKILL (a crash); restart brings it back", "  plimsoll cluster kill 2"},
@@ -78,7 +81,7 @@ beside it:
 
 ` + "`plimsoll cluster status`" + ` prints each secure listener's bootstrap and the run flags that reach it.`,
 		Example: `  plimsoll cluster up
-  plimsoll cluster up --brokers 3 --kafka-version 3.9.1 --heap 768m --dir /tmp/kafka-a
+  plimsoll cluster up --brokers 3 --kafka-version 3.9.1 --heap 768m --cluster-dir /tmp/kafka-a
   PLIMSOLL_SASL_PASSWORD=secret plimsoll cluster up --tls --sasl-user bench`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -140,7 +143,10 @@ func (uf *clusterUpFlags) options(dir string) (localkafka.Options, error) {
 	}
 	if uf.nic != "" {
 		r, err := units.ParseRate(uf.nic)
-		if err != nil || r <= 0 {
+		if err != nil {
+			return o, usageErrf("--nic: %v", err)
+		}
+		if r <= 0 {
 			return o, usageErrf("--nic %q: give a positive rate per direction, e.g. 16Mbit/s or 1Gbit/s", uf.nic)
 		}
 		o.NIC = r
@@ -216,6 +222,9 @@ func newClusterDownCmd(dir *string) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := localkafka.Down(*dir, keep, timeout)
+			if errors.Is(err, localkafka.ErrNoCluster) {
+				return usageErrf("no cluster in %s: nothing to stop, nothing was changed (give the cluster's --cluster-dir, or see `plimsoll cluster status`)", *dir)
+			}
 			if err != nil {
 				return clusterErr(err)
 			}
@@ -227,7 +236,7 @@ func newClusterDownCmd(dir *string) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&keep, "keep-data", false, "keep configs and data so `cluster up` starts the same cluster again")
+	cmd.Flags().BoolVar(&keep, "keep-data", false, "keep configs and data so that cluster up starts the same cluster again")
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "grace period for a controlled shutdown before SIGKILL")
 	return cmd
 }
@@ -237,7 +246,7 @@ func newClusterFaultCmd(dir *string, use, short, example string) *cobra.Command 
 		Use:     use + " BROKER_ID",
 		Short:   short,
 		Example: example,
-		Args:    cobra.ExactArgs(1),
+		Args:    argsNamed(1, "BROKER_ID", "a broker id as shown by plimsoll cluster status"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := strconv.ParseInt(args[0], 10, 32)
 			if err != nil {
@@ -273,14 +282,17 @@ func newClusterShapeCmd(dir *string) *cobra.Command {
 		Use:     "shape BROKER_ID RATE",
 		Short:   "Change one broker's emulated NIC rate at run time (a slow broker)",
 		Example: "  plimsoll cluster shape 2 8Mbit/s",
-		Args:    cobra.ExactArgs(2),
+		Args:    argsNamed(2, "BROKER_ID RATE", "a broker id as shown by plimsoll cluster status and its new NIC rate per direction"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := strconv.ParseInt(args[0], 10, 32)
 			if err != nil {
 				return usageErrf("BROKER_ID %q: give a broker id number as shown by `plimsoll cluster status`", args[0])
 			}
 			rate, err := units.ParseRate(args[1])
-			if err != nil || rate <= 0 {
+			if err != nil {
+				return usageErrf("RATE: %v", err)
+			}
+			if rate <= 0 {
 				return usageErrf("RATE %q: give a positive rate per direction, e.g. 8Mbit/s", args[1])
 			}
 			c, err := localkafka.Open(*dir)

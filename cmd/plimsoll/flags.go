@@ -28,6 +28,7 @@ type workloadFlags struct {
 }
 
 func addWorkloadFlags(fs *pflag.FlagSet, skip ...string) *workloadFlags {
+	defer inGroup(fs, "workload")()
 	w := &workloadFlags{fs: fs, repeated: map[string]*[]string{}}
 	fs.StringVar(&w.file, "workload", "", "workload file: plimsoll YAML, or an OpenMessaging Benchmark workload YAML (run unchanged)")
 	fs.StringVar(&w.driver, "driver", "", "OpenMessaging Benchmark Kafka driver YAML (replicationFactor, topicConfig, producerConfig, ...)")
@@ -121,6 +122,12 @@ type abHook struct {
 func (t *targetFlags) checkOnly() bool { return t.ab != nil && t.ab.checkOnly }
 
 func addTargetFlags(fs *pflag.FlagSet) *targetFlags {
+	defer func() {
+		for _, n := range []string{"tls", "tls-ca", "tls-cert", "tls-key", "sasl-mechanism", "sasl-user", "sasl-password-env"} {
+			_ = fs.SetAnnotation(n, flagGroupKey, []string{"security"})
+		}
+	}()
+	defer inGroup(fs, "target")()
 	t := &targetFlags{}
 	fs.StringVar(&t.bootstrap, "bootstrap", "", "bootstrap servers host:port,... of your cluster; without it, the local cluster of plimsoll cluster (started if none is up)")
 	fs.BoolVar(&t.tls, "tls", false, "connect with TLS (security.protocol SSL/SASL_SSL)")
@@ -149,7 +156,10 @@ func (t *targetFlags) resolve(ctx context.Context, log io.Writer) (*trial.Where,
 			continue
 		}
 		v, err := units.ParseRate(c.val)
-		if err != nil || v <= 0 {
+		if err != nil {
+			return nil, usageErrf("%s: %v", c.flag, err)
+		}
+		if v <= 0 {
 			return nil, usageErrf("%s %q: give a positive rate, e.g. 1Gbit/s or 500MB/s", c.flag, c.val)
 		}
 		*c.dst = v
@@ -180,7 +190,7 @@ func (t *targetFlags) where(ctx context.Context, log io.Writer) (*trial.Where, e
 		}
 		w, err := trial.OpenLocal(ctx, t.clusterDir, log)
 		if errors.Is(err, trial.ErrStopped) {
-			return nil, usageErrf("the local cluster in %s is stopped: start it with `plimsoll cluster up --dir %s`", t.clusterDir, t.clusterDir)
+			return nil, usageErrf("the local cluster in %s is stopped: start it with `plimsoll cluster up --cluster-dir %s`", t.clusterDir, t.clusterDir)
 		}
 		if err != nil {
 			return nil, clusterErr(err)
@@ -254,6 +264,7 @@ func release(w *trial.Where, log io.Writer) {
 
 // addCriteriaFlags registers the verdict's criteria with their documented defaults.
 func addCriteriaFlags(fs *pflag.FlagSet) *verdict.Criteria {
+	defer inGroup(fs, "criteria")()
 	c := verdict.DefaultCriteria()
 	fs.Float64Var(&c.MinAchieved, "min-achieved", c.MinAchieved, "overloaded when produced msgs/s fall below this share of the target (0 = off)")
 	fs.Float64Var(&c.MaxLagGrowth, "max-lag-growth", c.MaxLagGrowth, "overloaded when consumer backlog grows faster than this share of the rate per second (0 = off)")

@@ -6,18 +6,19 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/plimsoll/plimsoll/limit"
 	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/model/input"
 	"github.com/plimsoll/plimsoll/report"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/target"
 	"github.com/plimsoll/plimsoll/trial"
 	"github.com/plimsoll/plimsoll/workload"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func init() { subcommands = append(subcommands, newLimitCmd) }
@@ -28,7 +29,7 @@ type limitFlags struct {
 	tolerance, minR, maxR float64
 	growth                float64
 	trialDur, drain, hold time.Duration
-	brokersDown           int
+	brokersDown           string
 	resume, noReport      bool
 	noHold                bool
 }
@@ -62,11 +63,11 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 	crit := addCriteriaFlags(cmd.Flags())
 	lf := &limitFlags{}
 	f := cmd.Flags()
-	f.StringVar(&lf.sizes, "message-sizes", "100,1000,10000", "message sizes to search, bytes, comma-separated")
+	f.StringVar(&lf.sizes, "message-sizes", "100,1000,10000", "message `SIZES` to search, comma-separated bytes as --message-size takes them, e.g. 100,1KiB,10000")
 	f.Float64Var(&lf.tolerance, "tolerance", 0.05, "stop when the highest ok and lowest overloaded rates are within this share")
 	f.DurationVar(&lf.trialDur, "trial-duration", 20*time.Second, "measured window of each trial (after --warmup)")
 	f.DurationVar(&lf.drain, "drain-timeout", loadgen.DefaultDrainTimeout, "how long consumers may take to catch up after each trial's window")
-	f.IntVar(&lf.brokersDown, "brokers-down", 0, "brokers the recommendation keeps headroom for")
+	f.StringVar(&lf.brokersDown, "brokers-down", "0", "brokers the recommendation keeps headroom for, a count or a share of the cluster's, e.g. 1 or 20% (as in plimsoll model)")
 	f.StringVar(&lf.out, "out", "plimsoll-limit", "directory for results.jsonl, each trial's files, and the report")
 	f.BoolVar(&lf.resume, "resume", false, "continue the search in --out, reusing its finished trials")
 	f.Float64Var(&lf.growth, "growth", 2, "factor between bracketing steps; smaller when the start (the model's prediction) is close")
@@ -76,7 +77,7 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 	f.DurationVar(&lf.hold, "hold", 0, "measured window of the confirmation of each size's safe rate (default twice --trial-duration)")
 	f.BoolVar(&lf.noHold, "no-hold", false, "report safe rates without holding them again for a confirmation")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		job, err := lf.job(wf)
+		job, err := lf.job(cmd.Flags(), wf)
 		if err != nil {
 			return err
 		}
@@ -86,6 +87,9 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 		}
 		if tf.checkOnly() {
 			return nil
+		}
+		if err := job.CheckStore(); err != nil { // before a cluster is started or --out made
+			return lf.searchErr(err, false, tf)
 		}
 		stderr := cmd.ErrOrStderr()
 		ctx, cancel := interruptible()
@@ -104,17 +108,25 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 	return cmd
 }
 
-// job turns the flags into a limit job (without the cluster, resolved later).
-func (lf *limitFlags) job(wf *workloadFlags) (limit.Job, error) {
+// job turns the flags into a limit job (without the cluster, resolved later) and checks every
+// one of them, so that bad input stops the command before it starts a cluster or makes --out.
+func (lf *limitFlags) job(fs *pflag.FlagSet, wf *workloadFlags) (limit.Job, error) {
 	sz, err := parseSizes(lf.sizes)
 	if err != nil {
+		return limit.Job{}, err
+	}
+	if err := zeroFlags(fs, "tolerance", "growth", "min-rate", "max-rate"); err != nil {
 		return limit.Job{}, err
 	}
 	if lf.trialDur <= 0 {
 		return limit.Job{}, usageErrf("--trial-duration %v: give a positive duration, e.g. 20s", lf.trialDur)
 	}
-	if lf.brokersDown < 0 {
-		return limit.Job{}, usageErrf("--brokers-down %d: give 0 or more", lf.brokersDown)
+	if lf.drain < 0 {
+		return limit.Job{}, usageErrf("--drain-timeout %v: give 0 or a positive duration, e.g. 30s", lf.drain)
+	}
+	down, downShare, err := input.ParseBrokersDown(lf.brokersDown)
+	if err != nil {
+		return limit.Job{}, usageErrf("--brokers-down: %v", err)
 	}
 	spec, err := wf.spec()
 	if err != nil {
@@ -128,11 +140,43 @@ func (lf *limitFlags) job(wf *workloadFlags) (limit.Job, error) {
 	if lf.hold < 0 {
 		return limit.Job{}, usageErrf("--hold %v: give a positive duration, e.g. 40s, or --no-hold", lf.hold)
 	}
-	j := limit.Job{Out: lf.out, Resume: lf.resume, BrokersDown: lf.brokersDown, Command: commandLine(), Hold: lf.hold, NoHold: lf.noHold,
+	j := limit.Job{Out: lf.out, Resume: lf.resume, BrokersDown: down, BrokersDownShare: downShare, Command: commandLine(), Hold: lf.hold, NoHold: lf.noHold,
 		Search: limit.Options{Sizes: sz, Tolerance: lf.tolerance, Growth: lf.growth, MinRate: lf.minR, MaxRate: lf.maxR},
 		Base:   trial.Config{Spec: spec}}
 	j.Base.Load.DrainTimeout = lf.drain
+	if err := j.Check(); err != nil {
+		return limit.Job{}, optionErr(err)
+	}
 	return j, nil
+}
+
+// limitOptionFlags names the flag behind each limit.Options field the command line sets.
+var limitOptionFlags = map[string]string{"Sizes": "--message-sizes", "Tolerance": "--tolerance", "Growth": "--growth",
+	"MinRate": "--min-rate", "MaxRate": "--max-rate", "Hold": "--hold"}
+
+// optionFlagNames rewrites the fields a limit option's message names as their flags.
+var optionFlagNames = strings.NewReplacer("MinRate", "--min-rate", "MaxRate", "--max-rate", "Tolerance", "--tolerance", "Growth", "--growth")
+
+// optionErr words a bad limit option as the flag that set it (exit 2).
+func optionErr(err error) error {
+	var oe *limit.OptionError
+	if errors.As(err, &oe) {
+		if flag, ok := limitOptionFlags[oe.Option]; ok {
+			return usageErrf("%s: %s", flag, optionFlagNames.Replace(oe.Msg))
+		}
+	}
+	return usageErr(err)
+}
+
+// zeroFlags refuses 0 for flags whose 0 a package would read as "the default": a user who
+// writes --tolerance 0 means no tolerance, not 5%.
+func zeroFlags(fs *pflag.FlagSet, names ...string) error {
+	for _, name := range names {
+		if f := fs.Lookup(name); f != nil && f.Changed && f.Value.String() == "0" {
+			return usageErrf("--%s 0: give a positive value, or leave the flag out for its default (%s)", name, f.DefValue)
+		}
+	}
+	return nil
 }
 
 // progress prints a line per finished trial and, on a terminal, a live line per second.
@@ -168,8 +212,10 @@ func (lf *limitFlags) searchErr(err error, interrupted bool, tf *targetFlags) er
 	case errors.Is(err, limit.ErrNothingToResume):
 		return usageErrf("--resume: %s does not exist; start the search without --resume", store)
 	case errors.Is(err, limit.ErrBrokersDown):
-		return usageErrf("--brokers-down %d: %v; keep at least one up", lf.brokersDown, err)
-	case errors.Is(err, limit.ErrOptions), errors.Is(err, limit.ErrResumeMismatch), errors.Is(err, workload.ErrInvalid):
+		return usageErrf("--brokers-down %s: %v; keep at least one up", lf.brokersDown, err)
+	case errors.Is(err, limit.ErrOptions):
+		return optionErr(err)
+	case errors.Is(err, limit.ErrResumeMismatch), errors.Is(err, workload.ErrInvalid):
 		return usageErr(err)
 	case errors.Is(err, target.ErrAuth), errors.Is(err, target.ErrCertificate), errors.Is(err, target.ErrUnreachable):
 		return tf.reachErr(err)
@@ -210,9 +256,9 @@ func commandLine() string {
 func parseSizes(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
+		n, err := workload.ParseSize(strings.TrimSpace(f))
 		if err != nil || n < 24 {
-			return nil, usageErrf("--message-sizes %q: give sizes in bytes, at least 24 each (the stamp), e.g. 100,1000,10000", s)
+			return nil, usageErrf("--message-sizes %q: give sizes in bytes, at least 24 each (the stamp), e.g. 100,1KiB,10000", s)
 		}
 		out = append(out, n)
 	}

@@ -30,11 +30,14 @@ func newModelCmd() *cobra.Command {
 given traffic: each broker's produce, replication and consumer traffic, network and disk load,
 the resource that gives out first and the produce ceiling it sets, the wire bytes a message
 costs in each record format, how many partitions the traffic needs, and the safe rate left by
-a measured per-broker limit when brokers are down. Rates are bytes per second: MB = 10^6 B,
+a measured per-broker limit when brokers are down. Without --brokers, a target load (--produce)
+and a capacity (--nic, --disk-write, --disk-read) ask how many brokers it needs: the fewest per
+resource and overall, with all up and with --brokers-down down. Rates are bytes per second: MB = 10^6 B,
 MiB = 2^20 B, Mbit = 10^6 bits. The model and its assumptions are in docs/model.md.`,
 		Example: `  plimsoll model --brokers 3 --partitions 3 --replication-factor 2 --produce 300MB/s
   plimsoll model --brokers 6 --replication-factor 3 --consumer-groups 2 --produce 200MB/s --nic 1Gbit/s --explain
   plimsoll model --brokers 3 --replication-factor 3 --messages-per-sec 1.5M --message-size 100 --record-format v1 --json
+  plimsoll model --replication-factor 3 --produce 300MB/s --nic 1Gbit/s --brokers-down 1   # how many brokers?
   plimsoll model --brokers 5 --brokers-down 20% --broker-limit 60MB/s
   plimsoll model --messages-per-sec 1M --consumer-latency 10ms
   plimsoll model --file cluster.yaml --produce 500MB/s     # flags override the file
@@ -105,21 +108,16 @@ func runModel(cmd *cobra.Command, file string, asJSON, explain bool) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	if in.SizingMode() {
+		return runSizing(cmd, in, c, t, asJSON, explain)
+	}
 	res, err := model.Evaluate(c, t, s)
-	var ie *model.InputError
-	switch {
-	case errors.As(err, &ie):
-		return usageErr(fmt.Errorf("%s: %s", in.Where(ie.Field), ie.Msg))
-	case errors.Is(err, model.ErrNoCapacity): // Evaluate asks for a ceiling only with a capacity
-		return usageErrf("%s: the only capacity given is disk read, and nothing reads from disk: add --lagging-consumer-groups, or give --nic or --disk-write", in.Where("disk-read"))
-	case err != nil:
-		return err
+	if err != nil {
+		return modelErr(in, err)
 	}
 	var out bytes.Buffer // nothing reaches stdout unless all of it is ready
 	if asJSON {
-		enc := json.NewEncoder(&out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(modelOutput{Schema: modelSchema, Inputs: in.Given(), Result: res}); err != nil {
+		if err := writeJSON(&out, modelOutput{Schema: modelSchema, Inputs: in.Given(), Result: res}); err != nil {
 			return err
 		}
 	} else {
@@ -127,6 +125,55 @@ func runModel(cmd *cobra.Command, file string, asJSON, explain bool) error {
 	}
 	_, err = cmd.OutOrStdout().Write(out.Bytes())
 	return err
+}
+
+// runSizing answers "how many brokers": a target load and a capacity, no --brokers.
+func runSizing(cmd *cobra.Command, in *input.Input, c model.Cluster, t model.Traffic, asJSON, explain bool) error {
+	if explain {
+		return usageErrf("--explain annotates the table of a given cluster; without --brokers (sizing) give --brokers N with the count found to see each figure's formula")
+	}
+	f, err := model.MinBrokers(c, t)
+	if err != nil {
+		return modelErr(in, err)
+	}
+	var out bytes.Buffer
+	if asJSON {
+		if err := writeJSON(&out, sizingOutput{Schema: sizingSchema, Inputs: in.Given(), Fleet: f}); err != nil {
+			return err
+		}
+	} else {
+		report.ModelSizing(&out, c, t, f)
+	}
+	_, err = cmd.OutOrStdout().Write(out.Bytes())
+	return err
+}
+
+// modelErr turns the model's errors into usage errors naming where the input was given.
+func modelErr(in *input.Input, err error) error {
+	var ie *model.InputError
+	switch {
+	case errors.As(err, &ie):
+		return usageErr(fmt.Errorf("%s: %s", in.Where(ie.Field), ie.Msg))
+	case errors.Is(err, model.ErrNoCapacity): // a ceiling is asked for only with a capacity
+		return usageErrf("%s: the only capacity given is disk read, and nothing reads from disk: add --lagging-consumer-groups, or give --nic or --disk-write", in.Where("disk-read"))
+	}
+	return err
+}
+
+func writeJSON(w *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// sizingSchema names the JSON layout of `plimsoll model --json` in sizing mode (docs/model.md).
+const sizingSchema = "plimsoll.model-sizing/v1"
+
+// sizingOutput is sizing mode's JSON document: the schema name, the inputs as given, the counts.
+type sizingOutput struct {
+	Schema string            `json:"schema"`
+	Inputs map[string]string `json:"inputs"`
+	model.Fleet
 }
 
 // modelOutput is the JSON document: the schema name, the inputs as given, then the result.

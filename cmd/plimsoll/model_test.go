@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -83,7 +84,19 @@ var modelCases = []modelCase{
 	{"file", []string{"--file", "testdata/model/cluster.yaml"}},
 	{"file-override", []string{"--file", "testdata/model/cluster.yaml", "--produce", "150MB/s", "--json"}},
 
+	// Sizing: a target load and a capacity, no --brokers (figures checked in TestModelSizingFigures).
+	{"sizing", []string{"--replication-factor", "3", "--produce", "300MB/s", "--nic", "1Gbit/s", "--disk-write", "400MB/s"}},
+	{"sizing-brokers-down", []string{"--replication-factor", "3", "--produce", "300MB/s", "--nic", "1Gbit/s", "--disk-write", "400MB/s", "--brokers-down", "1"}},
+	{"sizing-partitions-json", []string{"--partitions", "6", "--replication-factor", "2", "--produce", "300MB/s", "--nic", "100MB/s",
+		"--max-utilization", "1", "--brokers-down", "1", "--json"}},
+	{"sizing-messages", []string{"--replication-factor", "3", "--consumer-groups", "2", "--messages-per-sec", "1M", "--message-size", "1KiB", "--nic", "10Gbit/s"}},
+
 	// Bad input: exit 2, the error on stderr, nothing on stdout.
+	{"err-sizing-share-down", []string{"--replication-factor", "3", "--produce", "300MB/s", "--nic", "1Gbit/s", "--brokers-down", "20%"}},
+	{"err-sizing-explain", []string{"--replication-factor", "3", "--produce", "300MB/s", "--nic", "1Gbit/s", "--explain"}},
+	{"err-sizing-no-rf", []string{"--produce", "300MB/s", "--nic", "1Gbit/s"}},
+	{"err-sizing-too-few-partitions", []string{"--partitions", "3", "--replication-factor", "2", "--produce", "300MB/s", "--nic", "100MB/s", "--max-utilization", "1"}},
+	{"err-no-brokers-no-capacity", []string{"--replication-factor", "3", "--produce", "300MB/s"}},
 	{"err-rf-above-brokers", []string{"--brokers", "2", "--partitions", "3", "--replication-factor", "3", "--produce", "300MB/s"}},
 	{"err-rf-above-brokers-file", []string{"--file", "testdata/model/cluster.yaml", "--brokers", "1"}},
 	{"err-unknown-unit", []string{"--brokers", "3", "--replication-factor", "2", "--produce", "300MB/x"}},
@@ -210,6 +223,28 @@ func TestModelAcceptanceFigures(t *testing.T) {
 	}
 	if got := field(t, modelJSON(t, "--max-map-count", "65530"), "partitions.max_by_map_count"); got != 32765 {
 		t.Errorf("max_map_count 65530: %v partitions per broker, want 32765", got)
+	}
+}
+
+// Sizing mode's counts, hand-computed: rf 3, no partitions, 300 MB/s on 125 MB/s NICs planned to
+// 80%: the busiest of U brokers takes 900/U MB/s in (U >= 9) and 600/U out (U >= 6); disks of
+// 400 MB/s take 900/U <= 320 (U >= 3). One down: N-1 >= 9 and 6; disk write fits at N=3 (2 up
+// holding 2 replicas: 300 <= 320). The survivor of 10 with 1 down takes 900/9 = 100 MB/s in.
+func TestModelSizingFigures(t *testing.T) {
+	doc := modelJSON(t, "--replication-factor", "3", "--produce", "300MB/s", "--nic", "1Gbit/s", "--disk-write", "400MB/s", "--brokers-down", "1")
+	for path, want := range map[string]float64{
+		"all_up.by_resource.network_in": 9, "all_up.by_resource.network_out": 6, "all_up.by_resource.disk_write": 3,
+		"all_up.brokers": 9, "with_brokers_down.brokers": 10, "with_brokers_down.brokers_down": 1,
+		"with_brokers_down.by_resource.network_out": 7, "with_brokers_down.by_resource.disk_write": 3,
+		"with_brokers_down.busiest_broker.network_in_bytes_per_sec": 100e6,
+		"with_brokers_down.busiest_broker.produce_in_bytes_per_sec": 300e6 / 9,
+	} {
+		if got := field(t, doc, path); math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%s = %v, want %v", path, got, want)
+		}
+	}
+	if doc["schema"] != sizingSchema {
+		t.Errorf("schema %v, want %s", doc["schema"], sizingSchema)
 	}
 }
 

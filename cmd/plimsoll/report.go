@@ -30,7 +30,7 @@ paired charts: A vs B per-second produced rates and latency distributions for ru
 curves for limit searches.
 The HTML needs no network to view.`,
 		Example: "  plimsoll report plimsoll-limit\n  plimsoll report --text lim1\n  plimsoll report plimsoll-ab",
-		Args:    cobra.ExactArgs(1),
+		Args:    argsNamed(1, "DIR", "the directory a limit search or an A/B experiment wrote (plimsoll limit --out DIR, plimsoll compare --a/--b --out DIR)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
 			store := filepath.Join(dir, "results.jsonl")

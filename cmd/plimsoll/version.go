@@ -19,13 +19,18 @@ func init() {
 			Example: "  plimsoll version",
 			Args:    cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
-				v := version
-				if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-					v = bi.Main.Version
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "plimsoll %s (%s, %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+				fmt.Fprintf(cmd.OutOrStdout(), "plimsoll %s\n", versionString())
 				return nil
 			},
 		}
 	})
+}
+
+// versionString is plimsoll's version and what it was built with, for `version` and --version.
+func versionString() string {
+	v := version
+	if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
+	}
+	return fmt.Sprintf("%s (%s, %s/%s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

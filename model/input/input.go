@@ -56,7 +56,7 @@ var Keys = []Key{
 	{"brokers", "N", "", "number of brokers", setInt(1, func(in *Input) *int { return &in.Cluster.Brokers })},
 	{"partitions", "N", "", "leader partitions over all topics (default: an exactly even spread)", setInt(1, func(in *Input) *int { return &in.Cluster.Partitions })},
 	{"replication-factor", "N", "", "replicas of each partition", setInt(1, func(in *Input) *int { return &in.Cluster.ReplicationFactor })},
-	{"consumer-groups", "N", "", "consumer groups reading from the tail (page cache)", setInt(0, func(in *Input) *int { return &in.Cluster.ConsumerGroups })},
+	{"consumer-groups", "N", "", "consumer groups reading from the tail (page cache); none unless given, while run and limit read with 1 to measure end-to-end latency and loss", setInt(0, func(in *Input) *int { return &in.Cluster.ConsumerGroups })},
 	{"lagging-consumer-groups", "N", "", "consumer groups reading from disk", setInt(0, func(in *Input) *int { return &in.Cluster.LaggingConsumerGroups })},
 	{"produce", "RATE", "", "bytes/s on the producers' wire, e.g. 300MB/s, 2.5Gbit/s", setRate(func(in *Input) *float64 { return &in.ProduceBytesPerSec })},
 	{"messages-per-sec", "COUNT", "", "messages/s produced, e.g. 1.5M (with --message-size for bytes)", setMessages},
@@ -156,6 +156,14 @@ func (in *Input) Where(key string) string {
 
 func (in *Input) has(key string) bool { _, ok := in.raw[key]; return ok }
 
+// SizingMode tells whether the inputs ask how many brokers a load needs: a target load
+// (--produce, or --messages-per-sec with --message-size) and a capacity, but no --brokers.
+func (in *Input) SizingMode() bool {
+	load := in.has("produce") || in.has("messages-per-sec") && in.has("message-size")
+	capacity := in.has("nic") || in.has("disk-write") || in.has("disk-read")
+	return load && capacity && !in.has("brokers")
+}
+
 // Model checks how the inputs combine and returns them as the model's types.
 func (in *Input) Model() (model.Cluster, model.Traffic, model.Sizing, error) {
 	fail := func(key, format string, args ...any) (model.Cluster, model.Traffic, model.Sizing, error) {
@@ -187,11 +195,18 @@ func (in *Input) Model() (model.Cluster, model.Traffic, model.Sizing, error) {
 		}
 	}
 	c := in.Cluster
-	if in.has("brokers-down") && !in.has("brokers") {
-		return fail("brokers-down", "needs --brokers")
+	if in.SizingMode() {
+		if in.downPercent > 0 {
+			return fail("brokers-down", "a share of brokers needs --brokers; without it (sizing) give a count, e.g. 1")
+		}
+		if in.has("broker-limit") {
+			return fail("broker-limit", "the headroom of a measured limit needs --brokers; without it the brokers needed are sized from --nic, --disk-write and --disk-read")
+		}
+	} else if in.has("brokers-down") && !in.has("brokers") {
+		return fail("brokers-down", "needs --brokers, or a target load (--produce) and a capacity (--nic, --disk-write) to find how many brokers it needs")
 	}
 	if in.downPercent > 0 {
-		c.BrokersDown = int(math.Ceil(in.downPercent/100*float64(c.Brokers) - 1e-9))
+		c.BrokersDown = model.BrokersDownOf(in.downPercent/100, c.Brokers)
 	}
 	t := model.Traffic{ProduceBytesPerSec: in.ProduceBytesPerSec, MessagesPerSec: in.MessagesPerSec}
 	if in.has("message-size") {
@@ -350,23 +365,32 @@ func setLinkOverhead(in *Input, v string) error {
 // setBrokersDown takes a count ("1") or a share of the brokers ("20%"), which Model rounds up
 // to whole brokers.
 func setBrokersDown(in *Input, v string) error {
+	n, share, err := ParseBrokersDown(v)
+	if err != nil {
+		return err
+	}
+	in.downPercent, in.Cluster.BrokersDown = share*100, n
+	return nil
+}
+
+// ParseBrokersDown parses brokers down as a count ("1": n) or a share of the brokers ("20%":
+// share 0.2, which model.BrokersDownOf turns into brokers once their number is known).
+func ParseBrokersDown(v string) (n int, share float64, err error) {
 	if strings.HasSuffix(strings.TrimSpace(v), "%") {
 		f, _, err := parsePercent(v)
 		if err != nil {
-			return err
+			return 0, 0, err
 		}
 		if !(f >= 0 && f < 1) {
-			return invalidf("%q must be at least 0%% and below 100%%", v)
+			return 0, 0, invalidf("%q must be at least 0%% and below 100%%", v)
 		}
-		in.downPercent, in.Cluster.BrokersDown = f*100, 0
-		return nil
+		return 0, f, nil
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
+	n, err = strconv.Atoi(strings.TrimSpace(v))
 	if err != nil || n < 0 {
-		return invalidf("%q must be a whole number of brokers (0 or more) or a percentage such as 20%%", v)
+		return 0, 0, invalidf("%q must be a whole number of brokers (0 or more) or a percentage such as 20%%", v)
 	}
-	in.downPercent, in.Cluster.BrokersDown = 0, n
-	return nil
+	return n, 0, nil
 }
 
 func setLatency(in *Input, v string) error {

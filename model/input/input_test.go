@@ -114,8 +114,33 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
+type kv = [2]string
+
+func TestSizingMode(t *testing.T) {
+	cases := []struct {
+		set  []kv
+		want bool
+	}{
+		{[]kv{{"produce", "1MB/s"}, {"nic", "1Gbit/s"}}, true},
+		{[]kv{{"messages-per-sec", "1M"}, {"message-size", "100"}, {"disk-read", "1GB/s"}}, true},
+		{[]kv{{"messages-per-sec", "1M"}, {"disk-write", "1GB/s"}}, false}, // no byte rate
+		{[]kv{{"produce", "1MB/s"}}, false},                                // no capacity
+		{[]kv{{"produce", "1MB/s"}, {"nic", "1Gbit/s"}, {"brokers", "3"}}, false},
+	}
+	for _, tc := range cases {
+		in := New()
+		for _, p := range tc.set {
+			if err := in.Set(p[0], p[1], "--"+p[0]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := in.SizingMode(); got != tc.want {
+			t.Errorf("%v: sizing mode %v, want %v", tc.set, got, tc.want)
+		}
+	}
+}
+
 func TestModelCombinations(t *testing.T) {
-	type kv = [2]string
 	cases := []struct {
 		name  string
 		set   []kv
@@ -128,6 +153,9 @@ func TestModelCombinations(t *testing.T) {
 		{"latency without messages", []kv{{"produce", "1MB/s"}, {"consumer-latency", "1ms"}}, "--consumer-latency", "message rate"},
 		{"throughput without bytes", []kv{{"messages-per-sec", "1000"}, {"partition-throughput", "1MB/s"}}, "--partition-throughput", "byte rate"},
 		{"down without brokers", []kv{{"brokers-down", "1"}}, "--brokers-down", "needs --brokers"},
+		{"sizing with a count down", []kv{{"produce", "1MB/s"}, {"nic", "1Gbit/s"}, {"replication-factor", "3"}, {"brokers-down", "1"}}, "", ""},
+		{"sizing with a share down", []kv{{"produce", "1MB/s"}, {"nic", "1Gbit/s"}, {"brokers-down", "20%"}}, "--brokers-down", "give a count"},
+		{"sizing with a broker limit", []kv{{"produce", "1MB/s"}, {"disk-write", "1GB/s"}, {"broker-limit", "60MB/s"}}, "--broker-limit", "needs --brokers"},
 		{"latency with bytes and size", []kv{{"produce", "1MB/s"}, {"message-size", "100"}, {"consumer-latency", "1ms"}}, "", ""},
 		{"messages alone", []kv{{"messages-per-sec", "1M"}, {"consumer-latency", "10ms"}}, "", ""},
 	}
