@@ -59,7 +59,7 @@ func up(t *testing.T) *localkafka.State {
 		return c
 	}
 	// A short replica.lag.time.max.ms lets a paused follower leave the ISR within a test's window.
-	stdout, stderr, code := plimsoll(t, "cluster", "up", "--dir", clusterDir, "--heap", "768m",
+	stdout, stderr, code := plimsoll(t, "cluster", "up", "--cluster-dir", clusterDir, "--heap", "768m",
 		"--broker-config", "replica.lag.time.max.ms=5000", "--warm-jit", "20s")
 	if code != 0 {
 		t.Fatalf("cluster up: exit %d\n%s\n%s", code, stdout, stderr)
@@ -73,7 +73,7 @@ func up(t *testing.T) *localkafka.State {
 
 func TestClusterStatusJSON(t *testing.T) {
 	up(t)
-	stdout, stderr, code := plimsoll(t, "cluster", "status", "--json", "--dir", clusterDir)
+	stdout, stderr, code := plimsoll(t, "cluster", "status", "--json", "--cluster-dir", clusterDir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

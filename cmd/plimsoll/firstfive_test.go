@@ -234,3 +234,16 @@ func TestFlagHelpGroups(t *testing.T) {
 		t.Errorf("model --help: want its flags under Flags: alone\n%s", stdout)
 	}
 }
+
+// The former --dir still works, and its note goes to stderr: `cluster status --json --dir`
+// must print JSON alone (the deprecation notice once landed in stdout, before the JSON).
+func TestClusterDirAliasNoteOnStderr(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cluster")
+	stdout, stderr, code := runCLI(t, "cluster", "down", "--dir", dir)
+	if code != ExitUsage || !strings.Contains(stderr, "former name of --cluster-dir") || strings.Contains(stdout, "--cluster-dir") {
+		t.Errorf("cluster down --dir: exit %d, stdout %q, stderr %q; want exit 2, the note on stderr only", code, stdout, stderr)
+	}
+	if _, _, code := runCLI(t, "cluster", "down", "--cluster-dir", dir); code != ExitUsage {
+		t.Errorf("cluster down --cluster-dir: exit %d, want 2", code)
+	}
+}

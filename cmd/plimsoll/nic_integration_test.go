@@ -39,7 +39,7 @@ func TestNICVerdicts(t *testing.T) {
 	}
 	time.Sleep(5 * time.Second) // let the links drain
 	t.Run("heroku", func(t *testing.T) { herokuCheck(t, dir) })
-	if _, stderr, code := plimsoll(t, "cluster", "shape", "2", "4Mbit/s", "--dir", dir); code != 0 {
+	if _, stderr, code := plimsoll(t, "cluster", "shape", "2", "4Mbit/s", "--cluster-dir", dir); code != 0 {
 		t.Fatalf("cluster shape: exit %d\n%s", code, stderr)
 	}
 	t.Run("slow-link", func(t *testing.T) { slowLinkCheck(t, dir) })
@@ -67,11 +67,11 @@ func nicCluster(t *testing.T, subnet string) string {
 		nictest.SkipOrFail(t, err)
 	}
 	dir := filepath.Join(t.TempDir(), "nic-cluster")
-	if _, stderr, code := plimsoll(t, "cluster", "up", "--dir", dir, "--heap", "768m", "--nic", "16Mbit/s", "--warm-jit", "20s",
+	if _, stderr, code := plimsoll(t, "cluster", "up", "--cluster-dir", dir, "--heap", "768m", "--nic", "16Mbit/s", "--warm-jit", "20s",
 		"--subnet", subnet); code != 0 {
 		t.Fatalf("cluster up --nic: exit %d\n%s", code, stderr)
 	}
-	t.Cleanup(func() { plimsoll(t, "cluster", "down", "--dir", dir) })
+	t.Cleanup(func() { plimsoll(t, "cluster", "down", "--cluster-dir", dir) })
 	return dir
 }
 

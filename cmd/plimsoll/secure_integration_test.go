@@ -27,7 +27,7 @@ func TestSecureListeners(t *testing.T) {
 	const password = "s3cret!pw"
 	t.Setenv("PLIMSOLL_SASL_PASSWORD", password)
 	dir := filepath.Join(t.TempDir(), "secure")
-	stdout, stderr, code := plimsoll(t, "cluster", "up", "--dir", dir, "--brokers", "1", "--heap", "512m", "--warm-jit", "0",
+	stdout, stderr, code := plimsoll(t, "cluster", "up", "--cluster-dir", dir, "--brokers", "1", "--heap", "512m", "--warm-jit", "0",
 		"--tls", "--tls-client-auth", "--sasl-user", "bench")
 	t.Cleanup(func() {
 		if _, err := localkafka.Down(dir, false, 30*time.Second); err != nil {
@@ -49,7 +49,7 @@ func TestSecureListeners(t *testing.T) {
 	}
 
 	// status --json: one entry per secure listener with what run needs.
-	stdout, stderr, code = plimsoll(t, "cluster", "status", "--json", "--dir", dir)
+	stdout, stderr, code = plimsoll(t, "cluster", "status", "--json", "--cluster-dir", dir)
 	if code != 0 {
 		t.Fatalf("status: exit %d: %s", code, stderr)
 	}

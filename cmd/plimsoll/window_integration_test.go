@@ -20,11 +20,11 @@ import (
 // 30-40 s (68% busy in a run with no warm-up), which would count as a broker near its limit.
 func TestProducerWindowBound(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "slow-acks")
-	if _, stderr, code := plimsoll(t, "cluster", "up", "--dir", dir, "--heap", "512m", "--warm-jit", "20s",
+	if _, stderr, code := plimsoll(t, "cluster", "up", "--cluster-dir", dir, "--heap", "512m", "--warm-jit", "20s",
 		"--broker-config", "replica.fetch.min.bytes=1048576", "--broker-config", "replica.fetch.wait.max.ms=400"); code != 0 {
 		t.Fatalf("cluster up: exit %d\n%s", code, stderr)
 	}
-	t.Cleanup(func() { plimsoll(t, "cluster", "down", "--dir", dir) })
+	t.Cleanup(func() { plimsoll(t, "cluster", "down", "--cluster-dir", dir) })
 	produced := func(producers string) (float64, string, []string, string) {
 		out := t.TempDir()
 		_, stderr, code := plimsoll(t, "run", "--cluster-dir", dir, "--rate", "1000", "--message-size", "1000",
