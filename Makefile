@@ -13,17 +13,19 @@ ROOT      := $(shell [ "$$(id -u)" = 0 ] && echo 1)
 DEMO_DIR  ?= $(CURDIR)/.demo
 REPORT    ?= $(CURDIR)/plimsoll-report
 
-.PHONY: all build test test-nic nic-deps unit integration lint demo bench-loadgen clean
+.PHONY: all build test test-nic nic-deps unit fuzz integration lint demo bench-loadgen clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/plimsoll
 
-## test: everything CI runs: vet, unit tests, and integration tests against real Kafka.
+## test: everything CI runs: vet, unit tests, every fuzz test for PLIMSOLL_FUZZTIME (2s) on top of
+## its seed corpus (scripts/fuzz.sh), and integration tests against real Kafka.
 test: build nic-deps
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 $(PKGS)
+	GO="$(GO)" ./scripts/fuzz.sh
 	PLIMSOLL_REQUIRE_NIC=$(ROOT) $(GO) test -count=1 -tags integration -p 1 -timeout 45m $(INTEGRATION_PKGS)
 
 ## nic-deps: as root, make sure iproute2 (ip, tc) is there for the emulated NICs.
@@ -34,6 +36,9 @@ nic-deps:
 
 unit:
 	$(GO) test $(PKGS)
+
+fuzz:
+	GO="$(GO)" ./scripts/fuzz.sh
 
 integration: build
 	$(GO) test -count=1 -tags integration -p 1 -timeout 45m $(INTEGRATION_PKGS)

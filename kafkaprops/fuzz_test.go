@@ -57,3 +57,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseKeyValue: --producer-prop's key=value never panics; an accepted pair has a trimmed,
+// non-empty key and the value as written after the first '='; a refusal is a syntax error.
+func FuzzParseKeyValue(f *testing.F) {
+	for _, s := range []string{"linger.ms=5", " acks = all", "a==b", "=x", "x", "k=", "  =  "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		k, v, err := ParseKeyValue(s)
+		if err != nil {
+			if !errors.Is(err, ErrSyntax) {
+				t.Fatalf("ParseKeyValue(%q) error %v is not ErrSyntax", s, err)
+			}
+			return
+		}
+		_, after, _ := strings.Cut(s, "=")
+		if k == "" || k != strings.TrimSpace(k) || strings.Contains(k, "=") || v != after {
+			t.Fatalf("ParseKeyValue(%q) = %q, %q", s, k, v)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package kafkaprops
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/magiconair/properties"
+	"github.com/plimsoll/plimsoll/internal/smallfile"
 )
 
 // Parse reads Java .properties text: # and ! comment lines, key=value, key: value or key value,
@@ -30,13 +32,29 @@ func Parse(r io.Reader, name string) (Props, error) {
 // Load reads a .properties file such as the one given to --producer.config. Errors name the
 // file and line.
 func Load(path string) (Props, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
 	if err != nil {
-		return Props{}, &Error{Pos: path, Msg: fmt.Sprintf("cannot read the properties file: %v", unwrapPathErr(err)), Cause: err}
+		return Props{}, &Error{Pos: path, Msg: fmt.Sprintf("cannot read the properties file: %v", err), Cause: err}
 	}
 	var p Props
 	err = ParseInto(&p, string(data), path, 1, false)
 	return p, err
+}
+
+// MaxFileSize bounds a .properties file; real ones are a few KB.
+const MaxFileSize = 1 << 20
+
+// ReadFile reads a .properties file of at most MaxFileSize bytes. Its errors name the problem
+// but not the path (callers place it).
+func ReadFile(path string) ([]byte, error) {
+	data, err := smallfile.Read(path, MaxFileSize)
+	switch {
+	case errors.Is(err, smallfile.ErrTooLarge):
+		return nil, fmt.Errorf("%w; a .properties file of client settings is a few lines", err)
+	case err != nil:
+		return nil, unwrapPathErr(err)
+	}
+	return data, nil
 }
 
 // ParseInto reads .properties text into p, as Parse does. firstLine is the file line of the

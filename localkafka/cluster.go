@@ -211,7 +211,8 @@ func (c *State) prepare(ctx context.Context, fresh bool) error {
 	return nil
 }
 
-// startAll starts every broker and waits until they serve, within o.StartTimeout. On a failure
+// startAll starts every broker and waits until they serve (and, in a fresh cluster, accept the
+// SASL user's SCRAM credentials), within o.StartTimeout. On a failure
 // it stops them all again and leaves nothing of a fresh cluster (a stopped one stays stopped).
 func (c *State) startAll(ctx context.Context, fresh bool, o Options) error {
 	undo := func(err error) error {
@@ -239,6 +240,11 @@ func (c *State) startAll(ctx context.Context, fresh bool, o Options) error {
 	defer cancel()
 	if err := c.waitReady(wctx, nil); err != nil {
 		return undo(err)
+	}
+	if fresh {
+		if err := c.addSCRAMUsers(wctx); err != nil {
+			return undo(err)
+		}
 	}
 	return nil
 }

@@ -41,11 +41,9 @@ func (c *State) formatStorage(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			args := append(c.jvmArgs(b), "kafka.tools.StorageTool", "format", "-t", c.ClusterID, "-c", b.configPath())
-			args = append(args, c.scramArgs()...)
-			// The tool's own heap need is small; replace the broker heap to start faster.
-			args[0], args[1] = "-Xms64m", "-Xmx256m"
-			out, err := exec.CommandContext(ctx, c.JavaBin(), args...).CombinedOutput()
+			cmd := exec.CommandContext(ctx, c.JavaBin(), c.formatArgs(b)...)
+			cmd.Env = c.childEnv(os.Environ())
+			out, err := cmd.CombinedOutput()
 			if err != nil {
 				errs[i] = fmt.Errorf("formatting storage of broker %d failed (%v): %s", b.ID, err, lastLines(string(out), 10))
 			}
@@ -60,6 +58,36 @@ func (c *State) formatStorage(ctx context.Context) error {
 	return nil
 }
 
+// formatArgs are the storage tool's JVM arguments for one node. They carry no secret: the SCRAM
+// credentials are created once the cluster runs (addSCRAMUsers).
+func (c *State) formatArgs(b *Broker) []string {
+	args := append(c.jvmArgs(b), "kafka.tools.StorageTool", "format", "-t", c.ClusterID, "-c", b.configPath())
+	// The tool's own heap need is small; replace the broker heap to start faster.
+	args[0], args[1] = "-Xms64m", "-Xmx256m"
+	return args
+}
+
+// childEnv is env without the SASL password: Kafka reads it from server.properties, and a JVM
+// that inherited it would hold it in /proc/PID/environ for as long as it runs. Dropped are the
+// variable plimsoll reads it from by default and any other holding the same value.
+func (c *State) childEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "PLIMSOLL_SASL_PASSWORD" || c.Security != nil && c.Security.SASLPassword != "" && v == c.Security.SASLPassword {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// agentArg loads the Prometheus exporter agent, bound to the broker's own address (loopback, or
+// its management address with an emulated NIC), never 0.0.0.0.
+func (c *State) agentArg(b *Broker) string {
+	return fmt.Sprintf("-javaagent:%s=%s:%d:%s", c.Dist.Exporter, b.metricsHost(), b.MetricsPort, filepath.Join(c.Dir, "jmx-rules.yaml"))
+}
+
 // start launches one node's JVM in its own session, so it outlives this process.
 func (c *State) start(b *Broker) error {
 	if b.ProcState() != ProcDead {
@@ -71,15 +99,14 @@ func (c *State) start(b *Broker) error {
 	}
 	defer out.Close()
 	fmt.Fprintf(out, "%s %s\n", startMarker, time.Now().UTC().Format(time.RFC3339))
-	// The agent binds the broker's own address, never 0.0.0.0.
-	agent := fmt.Sprintf("-javaagent:%s=%s:%d:%s", c.Dist.Exporter, b.metricsHost(), b.MetricsPort, filepath.Join(c.Dir, "jmx-rules.yaml"))
-	args := append([]string{c.JavaBin(), agent}, c.jvmArgs(b)...)
+	args := append([]string{c.JavaBin(), c.agentArg(b)}, c.jvmArgs(b)...)
 	args = append(args, "kafka.Kafka", b.configPath())
 	if b.Netns != "" {
 		// ip execs java inside the namespace, so the recorded pid is the JVM's.
 		args = append([]string{"ip", "netns", "exec", b.Netns}, args...)
 	}
 	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = c.childEnv(os.Environ())
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Dir = b.Dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

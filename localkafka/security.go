@@ -1,6 +1,7 @@
 package localkafka
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -16,6 +17,11 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
 // The secure client listeners a cluster may have besides PLAINTEXT, by Kafka's listener name
@@ -32,7 +38,7 @@ var SASLMechanisms = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
 
 // Security is what Options and State record about the secure client listeners. The zero value
 // means PLAINTEXT only. The SASL password is never recorded here (it is in the brokers'
-// server.properties and the SCRAM credentials of the metadata log).
+// server.properties, mode 0600, and the SCRAM credentials of the metadata log, salted).
 type Security struct {
 	// TLS adds an SSL listener on each broker (and SASL_SSL when SASL is on too), with a
 	// certificate signed by a throwaway CA that plimsoll writes to DIR/tls/ca.pem.
@@ -67,9 +73,10 @@ func (s Security) Listeners() []string {
 
 var (
 	saslUserRE = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
-	// The password lands in a JAAS string in server.properties and in kafka-storage's
-	// --add-scram argument: quotes, backslashes, brackets, commas, '=' and blanks would break
-	// one of them.
+	// The password lands in a JAAS string in server.properties, where quotes, backslashes and
+	// blanks would break it. Brackets, commas and '=' broke kafka-storage's --add-scram argument,
+	// which plimsoll no longer uses; they stay refused so that a password accepted once is
+	// accepted by every plimsoll.
 	saslPasswordRE = regexp.MustCompile(`^[A-Za-z0-9._~!@#$%^&*()+:/?<>|{}-]+$`)
 )
 
@@ -210,17 +217,80 @@ func (c *State) securityProperties(b *Broker, p map[string]string) {
 	}
 }
 
-// scramArgs are kafka-storage format's arguments that create the SCRAM credentials of the SASL
-// user, one per SCRAM mechanism, in the metadata log's bootstrap records.
-func (c *State) scramArgs() []string {
-	if c.Security == nil || c.Security.SASLUser == "" {
+// scramUpserts are the SCRAM credentials of the SASL user, one per SCRAM mechanism (none without
+// SASL). Kafka's minimum iteration count, 4096, is what its own tools use by default.
+func (s *Security) scramUpserts() []kadm.UpsertSCRAM {
+	if s == nil || s.SASLUser == "" {
 		return nil
 	}
-	var args []string
-	for _, m := range SASLMechanisms[1:] {
-		args = append(args, "--add-scram", fmt.Sprintf("%s=[name=%s,password=%s]", m, c.Security.SASLUser, c.Security.SASLPassword))
+	return []kadm.UpsertSCRAM{
+		{User: s.SASLUser, Mechanism: kadm.ScramSha256, Iterations: 4096, Password: s.SASLPassword},
+		{User: s.SASLUser, Mechanism: kadm.ScramSha512, Iterations: 4096, Password: s.SASLPassword},
 	}
-	return args
+}
+
+// addSCRAMUsers creates the SASL user's SCRAM credentials in a fresh, running cluster through
+// Kafka's AlterUserScramCredentials API over the PLAINTEXT listener, which needs none, and
+// waits until every broker accepts them. Creating them with kafka-storage format instead would
+// put the password on that tool's command line (--add-scram is its only way to take one), where
+// every user of the machine can read it in /proc/PID/cmdline.
+func (c *State) addSCRAMUsers(ctx context.Context) error {
+	up := c.Security.scramUpserts()
+	if up == nil {
+		return nil
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(c.Bootstrap(), ",")...), kgo.DialTimeout(2*time.Second))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	// One request per mechanism: Kafka refuses a request naming the same user twice
+	// (DUPLICATE_RESOURCE, seen on 4.1.0), even for two mechanisms.
+	for _, u := range up {
+		res, err := kadm.NewClient(cl).AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{u})
+		if err == nil {
+			err = res[u.User].Err
+		}
+		if err != nil {
+			return fmt.Errorf("creating the %s credentials of --sasl-user %s: %w", u.Mechanism, u.User, err)
+		}
+	}
+	for _, b := range c.Brokers {
+		for _, m := range []sasl.Mechanism{c.scram().AsSha256Mechanism(), c.scram().AsSha512Mechanism()} {
+			if err := waitSCRAM(ctx, b, m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (c *State) scram() scram.Auth {
+	return scram.Auth{User: c.Security.SASLUser, Pass: c.Security.SASLPassword}
+}
+
+// waitSCRAM returns once the broker's SASL_PLAINTEXT listener authenticates m: each broker
+// learns of the credentials from the metadata log, a moment after the controller commits them.
+func waitSCRAM(ctx context.Context, b *Broker, m sasl.Mechanism) error {
+	addr := b.SecureAddress(ListenerSASLPlain)
+	for {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.SASL(m), kgo.DialTimeout(2*time.Second))
+		if err != nil {
+			return err
+		}
+		mctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		_, err = kadm.NewClient(cl).BrokerMetadata(mctx)
+		cancel()
+		cl.Close()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("broker %d does not accept the %s credentials of the SASL user on %s: %v", b.ID, m.Name(), addr, err)
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
 }
 
 // assignSecurePorts gives each broker a port per secure listener: from ports on loopback, the

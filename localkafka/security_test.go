@@ -12,6 +12,7 @@ import (
 	"time"
 
 	goldenfile "github.com/plimsoll/plimsoll/internal/golden"
+	"github.com/twmb/franz-go/pkg/kadm"
 )
 
 // fixedState is a 2-broker cluster with fixed ports and paths, so its configs can be golden.
@@ -87,14 +88,65 @@ func TestSecurityPropertiesShape(t *testing.T) {
 	}
 }
 
-func TestScramArgs(t *testing.T) {
-	if a := fixedState(&Security{TLS: true}).scramArgs(); a != nil {
-		t.Errorf("TLS only: %v", a)
+// TestNoSecretOnCommandLine: the storage tool's arguments (a command line every user of the
+// machine can read) carry no password; the SCRAM credentials go through the admin API instead.
+func TestNoSecretOnCommandLine(t *testing.T) {
+	const pw = "p@1secret"
+	c := fixedState(&Security{TLS: true, SASLUser: "u", SASLPassword: pw})
+	c.Dist = Dist{Version: "4.1.0", Log4j2: true}
+	for _, b := range c.Brokers {
+		args := strings.Join(c.formatArgs(b), " ")
+		if strings.Contains(args, pw) || strings.Contains(args, "scram") {
+			t.Errorf("broker %d: storage format arguments carry the SCRAM credentials: %s", b.ID, args)
+		}
+		if !strings.Contains(args, "kafka.tools.StorageTool format -t "+c.ClusterID) {
+			t.Errorf("broker %d: not a format command: %s", b.ID, args)
+		}
 	}
-	got := strings.Join(fixedState(&Security{SASLUser: "u", SASLPassword: "p@1"}).scramArgs(), " ")
-	want := "--add-scram SCRAM-SHA-256=[name=u,password=p@1] --add-scram SCRAM-SHA-512=[name=u,password=p@1]"
-	if got != want {
-		t.Errorf("scramArgs = %q, want %q", got, want)
+	env := strings.Join(c.childEnv([]string{"HOME=/root", "PLIMSOLL_SASL_PASSWORD=x", "MY_PW=" + pw, "PATH=/bin"}), " ")
+	if env != "HOME=/root PATH=/bin" {
+		t.Errorf("a broker's environment keeps the password: %s", env)
+	}
+	if up := (&Security{TLS: true}).scramUpserts(); up != nil {
+		t.Errorf("TLS only: SCRAM upserts %v", up)
+	}
+	up := c.Security.scramUpserts()
+	if len(up) != 2 || up[0].Mechanism != kadm.ScramSha256 || up[1].Mechanism != kadm.ScramSha512 ||
+		up[0].User != "u" || up[1].Password != pw || up[0].Iterations < 4096 {
+		t.Errorf("SCRAM upserts %+v: want u's password for SHA-256 and SHA-512", up)
+	}
+}
+
+// TestListenersOnLoopback: with default options, every socket a node is told to listen on (each
+// Kafka listener, the exporter agent) binds 127.0.0.1, never all interfaces.
+func TestListenersOnLoopback(t *testing.T) {
+	o := Options{Brokers: 4, Dir: t.TempDir(), Security: Security{TLS: true, SASLUser: "u", SASLPassword: "p"}}
+	o.defaults()
+	c, err := newState(o, Dist{Version: "4.1.0", Log4j2: true, Exporter: "/x/agent.jar"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range c.Brokers {
+		var binds []string
+		for _, line := range strings.Split(serverProperties(c, b), "\n") {
+			if v, ok := strings.CutPrefix(line, "listeners="); ok {
+				for _, l := range strings.Split(v, ",") {
+					_, hostPort, _ := strings.Cut(l, "://")
+					binds = append(binds, hostPort)
+				}
+			}
+		}
+		_, agent, _ := strings.Cut(c.agentArg(b), "=")
+		host, port, _ := strings.Cut(agent, ":")
+		binds = append(binds, host+":"+strings.SplitN(port, ":", 2)[0])
+		if want := 3 + len(b.SecurePorts); b.Controller && len(binds) != want || !b.Controller && len(binds) != want-1 {
+			t.Errorf("broker %d listens on %v: want PLAINTEXT, CONTROLLER (on controllers), 3 secure listeners and the agent", b.ID, binds)
+		}
+		for _, hp := range binds {
+			if h, _, err := net.SplitHostPort(hp); err != nil || h != "127.0.0.1" {
+				t.Errorf("broker %d binds %q, not loopback", b.ID, hp)
+			}
+		}
 	}
 }
 

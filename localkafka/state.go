@@ -177,10 +177,27 @@ func Open(dir string) (*State, error) {
 		return nil, err
 	}
 	var c State
-	if err := json.Unmarshal(data, &c); err != nil {
+	err = json.Unmarshal(data, &c)
+	if err == nil {
+		err = c.complete()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%s is damaged (%v): remove the directory and run `plimsoll cluster up` again", statePath(dir), err)
 	}
 	return &c, nil
+}
+
+// complete checks what every use of a State takes for granted: at least one broker, none null.
+func (c *State) complete() error {
+	if len(c.Brokers) == 0 {
+		return errors.New("it lists no brokers")
+	}
+	for i, b := range c.Brokers {
+		if b == nil {
+			return fmt.Errorf("broker entry %d is null", i+1)
+		}
+	}
+	return nil
 }
 
 // save writes cluster.json atomically.

@@ -181,3 +181,25 @@ func formatFloat(v float64) string {
 	}
 	return string(b)
 }
+
+// FuzzReadBroker: a broker's scrape gives a reading with the bytes-in counter, or an error
+// wrapping ErrParse (not Prometheus text) or ErrMetrics (not plimsoll's exporter rules); never
+// a panic.
+func FuzzReadBroker(f *testing.F) {
+	f.Add(readTestdata(f, "scrape-broker1.txt"))
+	f.Add(readTestdata(f, "scrape-a.txt"))
+	f.Add([]byte("kafka_network_RequestMetrics_TotalTimeMs{request=\"Produce\",quantile=\"0.99\"} 12\n"))
+	f.Add([]byte("jvm_gc_collection_seconds_sum{gc=\"G1 Young Generation\"} +Inf\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := readBroker(b)
+		if err != nil {
+			if !errors.Is(err, ErrParse) && !errors.Is(err, ErrMetrics) {
+				t.Fatalf("error %v wraps neither ErrParse nor ErrMetrics", err)
+			}
+			return
+		}
+		if r == nil || !r.v[mBytesIn].OK() {
+			t.Fatal("readBroker accepted a scrape without bytes-in")
+		}
+	})
+}

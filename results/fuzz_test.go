@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -55,4 +58,43 @@ func jsonEqual(a, b json.RawMessage) bool {
 	}
 	var ca, cb bytes.Buffer
 	return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
+}
+
+// FuzzLoadTrialDir: any result.json (and probe.json beside it) loads or is refused with an
+// error naming the file; never a panic. What loads is written again by WriteTrialDir and reads
+// back with the same run id and counts.
+func FuzzLoadTrialDir(f *testing.F) {
+	f.Add([]byte(`{"schema":2,"run_id":"r1","counts":{"acked":10,"consumed":10}}`), []byte(`{"samples":[]}`))
+	f.Add([]byte(`{"run_id":"r1"}`), []byte(`{`))
+	f.Add([]byte(`{"schema":3}`), []byte(nil))
+	f.Add([]byte(`{"histograms":{"publish":{"enc":"x"}}}`), []byte(nil))
+	f.Fuzz(func(t *testing.T, result, probeJSON []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, ResultFile), result, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if probeJSON != nil {
+			if err := os.WriteFile(filepath.Join(dir, ProbeFile), probeJSON, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tr, err := LoadTrialDir(dir)
+		if err != nil {
+			if !strings.Contains(err.Error(), dir) {
+				t.Fatalf("error %v does not name the file", err)
+			}
+			return
+		}
+		again := filepath.Join(t.TempDir(), "again")
+		if err := WriteTrialDir(again, tr); err != nil {
+			return // what JSON cannot hold again is refused, not written half
+		}
+		tr2, err := LoadTrialDir(again)
+		if err != nil {
+			t.Fatalf("a trial written by WriteTrialDir does not read back: %v", err)
+		}
+		if tr2.RunID != tr.RunID || tr2.Counts != tr.Counts {
+			t.Fatalf("trial %s %+v read back as %s %+v", tr.RunID, tr.Counts, tr2.RunID, tr2.Counts)
+		}
+	})
 }

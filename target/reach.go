@@ -20,11 +20,17 @@ const ReachTimeout = 15 * time.Second
 // Brokers asks the cluster for its brokers, within ReachTimeout, and returns how many there
 // are. It is the first contact a command makes, before anything is created: a refused login or
 // an untrusted certificate comes back as ErrAuth or ErrCertificate (see Explain), anything else
-// that kept the cluster from answering as ErrUnreachable.
+// that kept the cluster from answering as ErrUnreachable; a plaintext bootstrap that answers in
+// another protocol (an HTTP server) comes back as ErrNotKafka within seconds.
 func (t Target) Brokers(ctx context.Context) (int, error) {
 	opts, err := t.ClientOpts()
 	if err != nil {
 		return 0, err
+	}
+	if t.TLS == nil && len(t.Bootstrap) > 0 {
+		if err := sniff(t.Bootstrap[0]); err != nil {
+			return 0, err
+		}
 	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {

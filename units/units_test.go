@@ -151,3 +151,23 @@ func TestParseCount(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseCount: ParseCount never panics; what it accepts is a finite number, and its errors
+// wrap ErrSyntax.
+func FuzzParseCount(f *testing.F) {
+	for _, s := range []string{"1500000", "1.5M", "150k/s", "50_000 msgs/s", "2G msg/s", "1e308G", "-3", "k", " /s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseCount(s)
+		if err != nil {
+			if !errors.Is(err, ErrSyntax) {
+				t.Fatalf("ParseCount(%q) error %v does not wrap ErrSyntax", s, err)
+			}
+			return
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("ParseCount(%q) = %v", s, v)
+		}
+	})
+}

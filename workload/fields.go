@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -236,9 +235,9 @@ func (s *Spec) props(role kafkaprops.Role) *kafkaprops.Props {
 func configSetter(role kafkaprops.Role) setter {
 	return func(s *Spec, v, dir, _ string) error {
 		path := resolvePath(v, dir)
-		data, err := os.ReadFile(path)
+		data, err := kafkaprops.ReadFile(path)
 		if err != nil {
-			return fmt.Errorf("cannot read %s properties file %s: %w", role, path, unwrapPathErr(err))
+			return fmt.Errorf("cannot read %s properties file %s: %w", role, path, err)
 		}
 		var p kafkaprops.Props
 		if err := kafkaprops.ParseInto(&p, string(data), path, 1, true); err != nil {

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/plimsoll/plimsoll/internal/smallfile"
 	"github.com/plimsoll/plimsoll/kafkaprops"
 	"gopkg.in/yaml.v3"
 )
@@ -47,17 +47,12 @@ func LoadOMB(workloadPath, driverPath string) (Spec, error) {
 }
 
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &FieldError{Pos: path, Msg: fmt.Sprintf("cannot read: %v", unwrapPathErr(err)), Err: err}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil {
-		return nil, &FieldError{Pos: path, Msg: fmt.Sprintf("cannot read: %v", err), Err: err}
-	}
-	if len(data) > maxFileSize {
+	data, err := smallfile.Read(path, maxFileSize)
+	switch {
+	case errors.Is(err, smallfile.ErrTooLarge):
 		return nil, &FieldError{Pos: path, Msg: fmt.Sprintf("is over %d bytes; a workload file is a short YAML mapping", maxFileSize)}
+	case err != nil:
+		return nil, &FieldError{Pos: path, Msg: fmt.Sprintf("cannot read: %v", unwrapPathErr(err)), Err: err}
 	}
 	return data, nil
 }

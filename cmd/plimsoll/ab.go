@@ -52,6 +52,9 @@ func (af *abFlags) plan(args []string) (*abPlan, error) {
 	if af.warm < 0 {
 		return nil, usageErrf("--warm-jit %s: give a duration, or 0 for none", af.warm)
 	}
+	if err := checkOut(af.out); err != nil {
+		return nil, err
+	}
 	p := &abPlan{repeat: af.repeat, out: af.out, warm: af.warm}
 	var err error
 	if p.a, err = arms.Parse("--a", af.a); err != nil {

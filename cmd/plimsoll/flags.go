@@ -249,6 +249,9 @@ func (t *targetFlags) reachErr(err error) error {
 	case errors.Is(err, target.ErrCertificate):
 		return &cliError{code: ExitUsage, err: err,
 			hint: "give the CA that signed the brokers' certificates with --tls-ca, and a client certificate with --tls-cert/--tls-key where the brokers require one (a local cluster started with --tls keeps them in DIR/tls; `plimsoll cluster status` shows the flags)"}
+	case errors.Is(err, target.ErrNotKafka):
+		return &cliError{code: ExitUsage, err: err,
+			hint: "--bootstrap must name Kafka brokers' client listeners, host:port (the port of a PLAINTEXT, SSL or SASL listener in the brokers' `listeners`, often 9092), not another service's port"}
 	case errors.Is(err, target.ErrUnreachable):
 		return withHint(err, "check --bootstrap, the network, and --tls/--sasl-* settings (an authentication failure shows here too)")
 	}

@@ -85,6 +85,9 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 		if err := checkCriteria(crit); err != nil {
 			return err
 		}
+		if err := checkOut(lf.out); err != nil {
+			return err
+		}
 		if tf.checkOnly() {
 			return nil
 		}
@@ -217,7 +220,7 @@ func (lf *limitFlags) searchErr(err error, interrupted bool, tf *targetFlags) er
 		return optionErr(err)
 	case errors.Is(err, limit.ErrResumeMismatch), errors.Is(err, workload.ErrInvalid):
 		return usageErr(err)
-	case errors.Is(err, target.ErrAuth), errors.Is(err, target.ErrCertificate), errors.Is(err, target.ErrUnreachable):
+	case errors.Is(err, target.ErrAuth), errors.Is(err, target.ErrCertificate), errors.Is(err, target.ErrUnreachable), errors.Is(err, target.ErrNotKafka):
 		return tf.reachErr(err)
 	}
 	return err

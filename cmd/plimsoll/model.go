@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/plimsoll/plimsoll/internal/smallfile"
 	"github.com/plimsoll/plimsoll/model"
 	"github.com/plimsoll/plimsoll/model/input"
 	"github.com/plimsoll/plimsoll/report"
@@ -87,7 +87,10 @@ func runModel(cmd *cobra.Command, file string, asJSON, explain bool) error {
 	}
 	in := input.New()
 	if file != "" {
-		data, err := os.ReadFile(file)
+		data, err := smallfile.Read(file, 1<<20)
+		if errors.Is(err, smallfile.ErrTooLarge) {
+			return usageErrf("--file: %s: %w; a model input is a short YAML mapping", file, err)
+		}
 		if err != nil {
 			return usageErrf("--file: %w", err)
 		}

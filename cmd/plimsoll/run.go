@@ -65,6 +65,9 @@ func newRunCmdFor(ab *abHook) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if err := checkOut(out); err != nil {
+			return err
+		}
 		if tf.checkOnly() {
 			return nil
 		}

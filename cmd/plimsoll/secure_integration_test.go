@@ -3,17 +3,24 @@
 package main
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
+	"io/fs"
 	"math/big"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,8 +34,15 @@ func TestSecureListeners(t *testing.T) {
 	const password = "s3cret!pw"
 	t.Setenv("PLIMSOLL_SASL_PASSWORD", password)
 	dir := filepath.Join(t.TempDir(), "secure")
+	// Every process's command line is watched from before the storage is formatted until the
+	// last run ends; every file written and every line printed is searched at the end.
+	watch := watchCmdlines(password)
+	t.Cleanup(func() { watch() })
+	var printed strings.Builder
+	written := []string{dir}
 	stdout, stderr, code := plimsoll(t, "cluster", "up", "--cluster-dir", dir, "--brokers", "1", "--heap", "512m", "--warm-jit", "0",
 		"--tls", "--tls-client-auth", "--sasl-user", "bench")
+	printed.WriteString(stdout + stderr)
 	t.Cleanup(func() {
 		if _, err := localkafka.Down(dir, false, 30*time.Second); err != nil {
 			t.Errorf("stopping the secure cluster: %v", err)
@@ -47,9 +61,12 @@ func TestSecureListeners(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(dir, "cluster.json")); strings.Contains(string(data), password) {
 		t.Error("cluster.json records the SASL password")
 	}
+	checkSecretModes(t, dir)
+	checkLoopbackListeners(t, c)
 
 	// status --json: one entry per secure listener with what run needs.
 	stdout, stderr, code = plimsoll(t, "cluster", "status", "--json", "--cluster-dir", dir)
+	printed.WriteString(stdout + stderr)
 	if code != 0 {
 		t.Fatalf("status: exit %d: %s", code, stderr)
 	}
@@ -78,12 +95,15 @@ func TestSecureListeners(t *testing.T) {
 		{"sasl-plain", []string{"--bootstrap", saslPlain.Bootstrap, "--sasl-mechanism", "plain", "--sasl-user", "bench"}},
 		{"sasl-scram-256", []string{"--bootstrap", saslPlain.Bootstrap, "--sasl-mechanism", "scram-sha-256", "--sasl-user", "bench"}},
 	}
+	runs := t.TempDir()
 	for _, tc := range good {
 		t.Run(tc.name, func(t *testing.T) {
-			out := t.TempDir()
+			out := filepath.Join(runs, tc.name) // kept until the end, to be searched
+			written = append(written, out)
 			prefix := "plimsoll-it-sec-" + tc.name + "-"
 			args := append(append([]string{"run", "--topic-prefix", prefix, "--out", out}, tc.args...), load...)
 			stdout, stderr, code := plimsoll(t, args...)
+			printed.WriteString(stdout + stderr)
 			if code != 0 && code != ExitOverloaded && code != ExitInvalid {
 				t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
 			}
@@ -122,8 +142,9 @@ func TestSecureListeners(t *testing.T) {
 			prefix := "plimsoll-it-secbad-"
 			start := time.Now()
 			args := append(append([]string{"run", "--topic-prefix", prefix}, tc.args...), load...)
-			_, stderr, code := plimsoll(t, args...)
+			stdout, stderr, code := plimsoll(t, args...)
 			took := time.Since(start)
+			printed.WriteString(stdout + stderr)
 			if code != ExitUsage {
 				t.Errorf("exit %d, want %d (bad input)\n%s", code, ExitUsage, stderr)
 			}
@@ -140,6 +161,192 @@ func TestSecureListeners(t *testing.T) {
 			}
 		})
 	}
+
+	leaks, sawFormat := watch()
+	if !sawFormat {
+		t.Error("the command-line watch never saw kafka-storage format run: it cannot vouch for that step")
+	}
+	for _, l := range leaks {
+		t.Errorf("the SASL password is on a command line: %s", l)
+	}
+	checkNoSecretInEnv(t, c, password)
+	if strings.Contains(printed.String(), password) {
+		t.Error("plimsoll printed the SASL password")
+	}
+	checkNoSecretInFiles(t, password, written)
+}
+
+// watchCmdlines polls every process's command line every 50 ms until the returned function is
+// called; that function reports the command lines that held secret, and whether the storage
+// tool's format run (the step that used to carry the SCRAM password) was among those seen.
+func watchCmdlines(secret string) func() (leaks []string, sawFormat bool) {
+	stop, done := make(chan struct{}), make(chan struct{})
+	seen := map[string]bool{}
+	go func() {
+		defer close(done)
+		for {
+			paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+			for _, p := range paths {
+				data, err := os.ReadFile(p)
+				if err != nil || len(data) == 0 {
+					continue
+				}
+				line := strings.ReplaceAll(string(data), "\x00", " ")
+				if strings.Contains(line, secret) {
+					seen[p+": "+line] = true
+				}
+				if strings.Contains(line, "kafka.tools.StorageTool format") {
+					seen["format"] = true
+				}
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	var once sync.Once
+	return func() ([]string, bool) {
+		once.Do(func() { close(stop) })
+		<-done
+		var leaks []string
+		for l := range seen {
+			if l != "format" {
+				leaks = append(leaks, l)
+			}
+		}
+		return leaks, seen["format"]
+	}
+}
+
+// checkNoSecretInEnv: the brokers' JVMs did not inherit the password's environment variable.
+func checkNoSecretInEnv(t *testing.T, c *localkafka.State, secret string) {
+	t.Helper()
+	for _, b := range c.Brokers {
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", b.PID))
+		if err != nil || len(env) == 0 {
+			t.Errorf("reading broker %d's environment: %v", b.ID, err)
+			continue
+		}
+		if strings.Contains(string(env), secret) {
+			t.Errorf("broker %d's environment holds the SASL password", b.ID)
+		}
+	}
+}
+
+// checkNoSecretInFiles searches every file under roots for secret. The brokers' server.properties
+// must hold it (the PLAIN login module reads it there; finding it shows the search works) and be
+// readable by their owner only; no other file may.
+func checkNoSecretInFiles(t *testing.T, secret string, roots []string) {
+	t.Helper()
+	files, props := 0, 0
+	for _, root := range roots {
+		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Errorf("reading %s: %v", path, err)
+				return nil
+			}
+			files++
+			if !bytes.Contains(data, []byte(secret)) {
+				return nil
+			}
+			if d.Name() == "server.properties" {
+				props++
+				return nil
+			}
+			t.Errorf("%s holds the SASL password", path)
+			return nil
+		})
+	}
+	if props == 0 || files < 20 {
+		t.Errorf("searched %d files; the password was in %d server.properties, want the broker's", files, props)
+	}
+}
+
+// checkSecretModes: private keys and the file holding the password are readable by their owner
+// only, and the TLS directory is closed to others.
+func checkSecretModes(t *testing.T, dir string) {
+	t.Helper()
+	want := map[string]os.FileMode{
+		"tls": 0o700 | os.ModeDir, "tls/broker.pem": 0o600, "tls/client-key.pem": 0o600, "broker-1/server.properties": 0o600,
+	}
+	for name, mode := range want {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Error(err)
+		} else if st.Mode() != mode {
+			t.Errorf("%s has mode %v, want %v", name, st.Mode(), mode)
+		}
+	}
+}
+
+// checkLoopbackListeners: every TCP socket the brokers' JVMs listen on (Kafka's listeners, the
+// exporter agent, anything else the JVM opened), and any this process (plimsoll) listens on,
+// is bound to loopback.
+func checkLoopbackListeners(t *testing.T, c *localkafka.State) {
+	t.Helper()
+	listening := listeningSockets(t)
+	pids := []int{os.Getpid()}
+	for _, b := range c.Brokers {
+		pids = append(pids, b.PID)
+	}
+	found := 0
+	for _, pid := range pids {
+		fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
+		for _, fd := range fds {
+			target, err := os.Readlink(fd)
+			inode, ok := strings.CutPrefix(target, "socket:[")
+			if err != nil || !ok {
+				continue
+			}
+			addr, ok := listening[strings.TrimSuffix(inode, "]")]
+			if !ok {
+				continue
+			}
+			found++
+			if !addr.IsLoopback() {
+				t.Errorf("process %d listens on %v, not loopback", pid, addr)
+			}
+		}
+	}
+	// PLAINTEXT, CONTROLLER, SSL, SASL_PLAINTEXT, SASL_SSL and the exporter agent.
+	if found < 6 {
+		t.Errorf("found %d listening sockets of the broker, want at least 6", found)
+	}
+}
+
+// listeningSockets maps the inode of every listening TCP socket to its local address, read from
+// /proc/net/tcp and tcp6 (addresses are hex, each 32-bit word in host byte order).
+func listeningSockets(t *testing.T) map[string]net.IP {
+	t.Helper()
+	out := map[string]net.IP{}
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n")[1:] {
+			fields := strings.Fields(line)
+			if len(fields) < 10 || fields[3] != "0A" { // TCP_LISTEN
+				continue
+			}
+			hexIP, _, _ := strings.Cut(fields[1], ":")
+			raw, err := hex.DecodeString(hexIP)
+			if err != nil || len(raw)%4 != 0 {
+				t.Fatalf("%s: local address %q", f, fields[1])
+			}
+			for i := 0; i < len(raw); i += 4 {
+				binary.BigEndian.PutUint32(raw[i:], binary.LittleEndian.Uint32(raw[i:]))
+			}
+			out[fields[9]] = net.IP(raw)
+		}
+	}
+	return out
 }
 
 // writeOtherCA writes a CA of its own in a new directory: one that did not sign the brokers.

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// FuzzParseSizes: --message-sizes never panics; it accepts one size per comma-separated entry,
+// each at least 24 bytes (the stamp), and refuses anything else as bad input naming the flag.
+func FuzzParseSizes(f *testing.F) {
+	for _, s := range []string{"100,1000,10000", "24", "23", "100,,1000", " 100 , 200 ", "1e3", "-100", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sizes, err := parseSizes(s)
+		if err != nil {
+			if ce, ok := err.(*cliError); !ok || ce.code != ExitUsage || !strings.Contains(err.Error(), "--message-sizes") {
+				t.Fatalf("parseSizes(%q) error %v is not a usage error naming --message-sizes", s, err)
+			}
+			return
+		}
+		entries := strings.Split(s, ",")
+		if len(sizes) != len(entries) {
+			t.Fatalf("parseSizes(%q) = %v: %d sizes for %d entries", s, sizes, len(sizes), len(entries))
+		}
+		for i, n := range sizes {
+			if m, err := strconv.Atoi(strings.TrimSpace(entries[i])); err != nil || m != n || n < 24 {
+				t.Fatalf("parseSizes(%q)[%d] = %d from %q", s, i, n, entries[i])
+			}
+		}
+	})
+}
