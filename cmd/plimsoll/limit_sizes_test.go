@@ -1,15 +1,17 @@
 package main
 
 import (
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/plimsoll/plimsoll/workload"
 )
 
 // FuzzParseSizes: --message-sizes never panics; it accepts one size per comma-separated entry,
-// each at least 24 bytes (the stamp), and refuses anything else as bad input naming the flag.
+// each a size as --message-size reads it (workload.ParseSize: 100, 1KiB, ...) of at least 24
+// bytes (the stamp), and refuses anything else as bad input naming the flag.
 func FuzzParseSizes(f *testing.F) {
-	for _, s := range []string{"100,1000,10000", "24", "23", "100,,1000", " 100 , 200 ", "1e3", "-100", ""} {
+	for _, s := range []string{"100,1000,10000", "24", "23", "100,,1000", " 100 , 200 ", "1e3", "1KiB,10000", "-100", ""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -25,7 +27,7 @@ func FuzzParseSizes(f *testing.F) {
 			t.Fatalf("parseSizes(%q) = %v: %d sizes for %d entries", s, sizes, len(sizes), len(entries))
 		}
 		for i, n := range sizes {
-			if m, err := strconv.Atoi(strings.TrimSpace(entries[i])); err != nil || m != n || n < 24 {
+			if m, err := workload.ParseSize(strings.TrimSpace(entries[i])); err != nil || m != n || n < 24 {
 				t.Fatalf("parseSizes(%q)[%d] = %d from %q", s, i, n, entries[i])
 			}
 		}
