@@ -20,7 +20,7 @@ all: build
 build:
 	$(GO) build -o $(BIN) ./cmd/plimsoll
 
-## test: everything CI runs: vet, unit tests, every fuzz test for PLIMSOLL_FUZZTIME (2s) on top of
+## test: everything CI runs: vet, unit tests, every fuzz test for PLIMSOLL_FUZZTIME (1000 inputs) on top of
 ## its seed corpus (scripts/fuzz.sh), and integration tests against real Kafka.
 test: build nic-deps
 	$(GO) vet $(PKGS)
