@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/plimsoll/plimsoll/units"
 	"github.com/plimsoll/plimsoll/use"
 )
 
@@ -26,8 +27,8 @@ func windowBound(in Input, c Criteria) *Reason {
 		return nil
 	}
 	return &Reason{Criterion: CritClientBound, Text: fmt.Sprintf(
-		"the producers' request window was full %.0f%% of the measured time (%d produce request%s in flight per broker, %.0f%% of batches full) while the busiest broker resource, %s %s, was at %.0f%%: the producers, not the cluster, set the rate; use more producers (--producers), a larger batch.size, or, without idempotence, a larger max.in.flight.requests.per.connection",
-		100*cs.WindowShare, cs.WindowLimit, plural(cs.WindowLimit), 100*cs.FullBatchShare, busiest.Entity, busiest.Resource, busiest.Utilisation)}
+		"the producers' request window was full %.0f%% of the measured time (%s in flight per broker, %.0f%% of batches full) while the busiest broker resource, %s %s, was at %.0f%%: the producers, not the cluster, set the rate; use more producers (--producers), a larger batch.size, or, without idempotence, a larger max.in.flight.requests.per.connection",
+		100*cs.WindowShare, units.Plural(cs.WindowLimit, "produce request"), 100*cs.FullBatchShare, busiest.Entity, busiest.Resource, busiest.Utilisation)}
 }
 
 // hostSaturated reports a co-located host whose CPU was at least HostBusy busy: each broker's CPU
@@ -60,11 +61,4 @@ func busiestBroker(t *use.Table) (use.Busy, bool) {
 		}
 	}
 	return use.Busy{}, false
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

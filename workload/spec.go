@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/kafkaprops"
+	"github.com/plimsoll/plimsoll/units"
 )
 
 // MinMessageSize is the smallest message plimsoll can send: every message carries a 24-byte
@@ -214,7 +215,11 @@ func (s Spec) String() string {
 	if s.PartitionsPerTopic > 0 {
 		parts = strconv.Itoa(s.PartitionsPerTopic)
 	}
-	fmt.Fprintf(&b, "%d topic%s x %s partition%s", s.Topics, plural(s.Topics), parts, plural(s.PartitionsPerTopic))
+	partitions := " partitions"
+	if s.PartitionsPerTopic == 1 {
+		partitions = " partition"
+	}
+	fmt.Fprintf(&b, "%s x %s%s", units.Plural(s.Topics, "topic"), parts, partitions)
 	rf := "rf auto"
 	if s.ReplicationFactor > 0 {
 		rf = "rf " + strconv.Itoa(s.ReplicationFactor)
@@ -222,7 +227,7 @@ func (s Spec) String() string {
 	if s.MinInsyncReplicas > 0 {
 		rf += ", min ISR " + strconv.Itoa(s.MinInsyncReplicas)
 	}
-	fmt.Fprintf(&b, " (%s); %d producer%s", rf, s.Producers, plural(s.Producers))
+	fmt.Fprintf(&b, " (%s); %s", rf, units.Plural(s.Producers, "producer"))
 	if s.Rate > 0 {
 		fmt.Fprintf(&b, " at %s msg/s", strconv.FormatFloat(s.Rate, 'f', -1, 64))
 	} else {
@@ -230,7 +235,7 @@ func (s Spec) String() string {
 	}
 	fmt.Fprintf(&b, ", %d B %s, keys %s", s.MessageSize, s.Payload, s.Keys)
 	if s.ConsumerGroups > 0 {
-		fmt.Fprintf(&b, "; %d group%s x %d consumer%s", s.ConsumerGroups, plural(s.ConsumerGroups), s.ConsumersPerGroup, plural(s.ConsumersPerGroup))
+		fmt.Fprintf(&b, "; %s x %s", units.Plural(s.ConsumerGroups, "group"), units.Plural(s.ConsumersPerGroup, "consumer"))
 	} else {
 		b.WriteString("; no consumers")
 	}
@@ -239,13 +244,6 @@ func (s Spec) String() string {
 	}
 	fmt.Fprintf(&b, "; %s after %s warm-up", s.Duration, s.Warmup)
 	return b.String()
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // KeyMode says how messages are keyed.
