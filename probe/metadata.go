@@ -100,7 +100,11 @@ func (m *metaReader) read(ctx context.Context) *MetaSample {
 
 // request asks two brokers at once, taking turns, and keeps the first answer: a broker that
 // hangs (a paused JVM accepts connections but never answers) would otherwise stall every
-// reading sent to it until the timeout, exactly when its ISR state matters.
+// reading sent to it until the timeout, exactly when its ISR state matters. Each request is
+// retried on a connection error within ctx: answering first cancels the other request, and a
+// request cancelled in flight closes its connection, so the next reading sent to that broker
+// may meet the dying connection ("the broker connection has died"); with the other broker of
+// the pair hung, that reading was lost (TestMetaReaderHungBroker, once, on a loaded host).
 func (m *metaReader) request(ctx context.Context, req *kmsg.MetadataRequest) (*kmsg.MetadataResponse, error) {
 	if len(m.brokers) < 2 {
 		return req.RequestWith(ctx, m.cl)
@@ -116,7 +120,7 @@ func (m *metaReader) request(ctx context.Context, req *kmsg.MetadataRequest) (*k
 		id := m.brokers[(m.n+k)%len(m.brokers)]
 		r := *req // the client sets the version on the request it sends
 		go func() {
-			r, err := m.cl.Broker(int(id)).Request(ctx, &r)
+			r, err := m.cl.Broker(int(id)).RetriableRequest(ctx, &r)
 			if err != nil {
 				ch <- answer{nil, fmt.Errorf("broker %d: %w", id, err)}
 				return
