@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -208,35 +207,5 @@ func TestUpOnRunningClusterChangesNothing(t *testing.T) {
 	after, _ := os.ReadFile(statePath(shared.Dir))
 	if string(before) != string(after) {
 		t.Error("Up on a running cluster changed cluster.json")
-	}
-}
-
-// TestKafka39 brings up a 3.9.x cluster (for version comparisons) and takes it down again.
-func TestKafka39(t *testing.T) {
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	c, err := Up(ctx, Options{Dir: dir, Brokers: 1, KafkaVersion: "3.9.1", Heap: "384m"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer Down(dir, false, 30*time.Second)
-	resp, err := http.Get(c.Brokers[0].MetricsURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(body), "kafka_server_brokertopicmetrics_bytesinpersec_total") {
-		t.Error("Kafka 3.9.1 broker does not serve the bytes-in metric")
-	}
-	if _, err := Down(dir, false, 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if pids := javaPIDsIn(dir); len(pids) > 0 {
-		t.Errorf("JVMs left after Down: %v", pids)
 	}
 }

@@ -60,9 +60,15 @@ func abExperiment(t *testing.T, a, b, repeat string) (string, arms.Manifest, int
 				Brokers int `json:"brokers"`
 				RF      int `json:"replication_factor"`
 			} `json:"config"`
+			Traffic []struct{ ProduceIn float64 } `json:"broker_traffic"`
 		}
 		if err := json.Unmarshal(data, &r); err != nil || r.Config.Brokers != 1 || r.Config.RF != 1 {
 			t.Errorf("repetition %s ran on %d brokers with rf %d (%v); the arms ask for brokers=1, so rf 1", st.Dir, r.Config.Brokers, r.Config.RF, err)
+		}
+		// The broker's JMX exporter served Kafka's bytes-in metric on this release (3.9's
+		// logging and exporter set-up differ from 4.x's): the probe read a produce rate from it.
+		if len(r.Traffic) != 1 || r.Traffic[0].ProduceIn <= 0 {
+			t.Errorf("repetition %s (Kafka %s): broker traffic %+v, want the one broker's bytes in from Kafka's metrics", st.Dir, st.KafkaVersion, r.Traffic)
 		}
 	}
 	return stdout, m, code
