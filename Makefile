@@ -45,7 +45,7 @@ integration: build
 
 ## test-nic: the emulated-NIC integration tests (root and iproute2 needed).
 test-nic: build
-	$(GO) test -count=1 -tags integration -p 1 -timeout 20m -run 'NIC' ./localkafka ./cmd/plimsoll
+	$(GO) test -count=1 -tags integration -p 1 -timeout 20m -run 'NIC' ./cmd/plimsoll
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -15,34 +15,57 @@ import (
 
 	"github.com/plimsoll/plimsoll/localkafka"
 	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/use"
 )
 
-// TestNICVerdicts runs on a cluster of its own behind emulated 16 Mbit/s NICs: a run well below
-// the links' capacity is ok, one well above is overloaded by the network, the Heroku check, and
+// TestNICVerdicts runs on a cluster of its own behind emulated 16 Mbit/s NICs: the cluster's
+// namespaces and links exist while it runs and are gone after it stops, a run well below the
+// links' capacity is ok, one well above is overloaded by the network with its traffic crossing
+// the shaped links (linksCarryTheLoad), the Heroku check, and
 // one slow link makes its broker the bottleneck through its link's losses (slowLinkCheck; one
 // cluster for all, which saves the suite a cluster's start and warm-up). With rf 3, 3 brokers
 // and one consumer group each broker takes t in and gives t out, so the links carry about 1,900
 // messages/s of 1 KB.
 func TestNICVerdicts(t *testing.T) {
-	dir := nicCluster(t, "198.18.80.0/24") // apart from localkafka's own NIC test
+	dir := nicCluster(t, "198.18.80.0/24")
 
-	run := func(rate string) (string, string, string) {
-		state, bottleneck, _, why := verdictOf(t, nicRun(t, dir, rate))
-		return state, bottleneck, why
-	}
-	if state, _, why := run("500"); state != "ok" {
+	if state, _, _, why := verdictOf(t, nicRun(t, dir, "500")); state != "ok" {
 		t.Errorf("500 msgs/s over 2 MB/s links: verdict %s, want ok\n%s", state, why)
 	}
-	state, bottleneck, why := run("6000")
+	over := nicRun(t, dir, "6000")
+	state, bottleneck, _, why := verdictOf(t, over)
 	if state != "overloaded" || !strings.Contains(bottleneck, "network") {
 		t.Errorf("6000 msgs/s over 2 MB/s links: verdict %s, bottleneck %q, want overloaded by the network\n%s", state, bottleneck, why)
 	}
+	linksCarryTheLoad(t, useOf(t, over))
 	time.Sleep(5 * time.Second) // let the links drain
 	t.Run("heroku", func(t *testing.T) { herokuCheck(t, dir) })
 	if _, stderr, code := plimsoll(t, "cluster", "shape", "2", "4Mbit/s", "--cluster-dir", dir); code != 0 {
 		t.Fatalf("cluster shape: exit %d\n%s", code, stderr)
 	}
 	t.Run("slow-link", func(t *testing.T) { slowLinkCheck(t, dir) })
+}
+
+// linksCarryTheLoad checks, in the USE table of a run far above the links' capacity, that the
+// brokers' traffic crosses their shaped links: no broker's link (its namespace's eth0 bytes, read
+// from /proc/PID/net/dev) carries more than its NIC's rate, and the busiest one is filled.
+func linksCarryTheLoad(t *testing.T, table use.Table) {
+	t.Helper()
+	busiest := 0.0
+	for _, id := range []string{"1", "2", "3"} {
+		u := useRow(t, table, "broker "+id, "network in").Utilisation
+		if u.Metric != "link bytes in ÷ NIC" || u.Unit != use.UnitPct {
+			t.Fatalf("broker %s network in utilisation %+v: want the link's own bytes in ÷ NIC, in %%", id, u)
+		}
+		t.Logf("broker %s link in: %.1f%% of its NIC (max %.1f%%)", id, u.Mean.Or(0), u.Max.Or(0))
+		if u.Mean.Or(0) > 103 {
+			t.Errorf("broker %s received %.1f%% of its NIC's rate: traffic does not cross the shaped link", id, u.Mean.Or(0))
+		}
+		busiest = max(busiest, u.Mean.Or(0))
+	}
+	if busiest < 70 {
+		t.Errorf("the busiest broker's link carried %.1f%% of its NIC: the links never filled, the check proves nothing", busiest)
+	}
 }
 
 // nicRun runs rate msgs/s of 1 KB for 15 s after a 10 s warm-up on the cluster in dir and
@@ -71,7 +94,19 @@ func nicCluster(t *testing.T, subnet string) string {
 		"--subnet", subnet); code != 0 {
 		t.Fatalf("cluster up --nic: exit %d\n%s", code, stderr)
 	}
-	t.Cleanup(func() { plimsoll(t, "cluster", "down", "--cluster-dir", dir) })
+	c, err := localkafka.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(c.Leftovers()), 2+3*len(c.Brokers); got != want {
+		t.Errorf("found %d network pieces of the emulated NICs, want %d: %v", got, want, c.Leftovers())
+	}
+	t.Cleanup(func() {
+		plimsoll(t, "cluster", "down", "--cluster-dir", dir)
+		if left := c.Leftovers(); len(left) > 0 {
+			t.Errorf("cluster down left network pieces behind: %v", left)
+		}
+	})
 	return dir
 }
 
