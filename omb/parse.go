@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/plimsoll/plimsoll/internal/smallfile"
 )
 
 // ErrNotOMB: the data is not an OMB result file.
@@ -107,6 +109,9 @@ func (r *Result) MeanPublishRate() float64 { return mean(r.PublishRate) }
 // MeanConsumeRate is the mean of the consume rate's windows, messages/s.
 func (r *Result) MeanConsumeRate() float64 { return mean(r.ConsumeRate) }
 
+// MeanPublishErrorRate is the mean of the publish error rate's windows, errors/s.
+func (r *Result) MeanPublishErrorRate() float64 { return mean(r.PublishErrorRate) }
+
 func mean(x []float64) float64 {
 	if len(x) == 0 {
 		return 0
@@ -116,4 +121,21 @@ func mean(x []float64) float64 {
 		s += v
 	}
 	return s / float64(len(x))
+}
+
+// MaxFileBytes bounds the OMB file ReadFile reads: a long test's file with its quantile maps is
+// a few hundred kilobytes.
+const MaxFileBytes = 64 << 20
+
+// ReadFile reads and parses the OMB result file at path; errors name the file.
+func ReadFile(path string) (*Result, error) {
+	data, err := smallfile.Read(path, MaxFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	r, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
 }
