@@ -99,3 +99,8 @@ func readLog(path string) ([]hdr.LoggedInterval, error) {
 	}
 	return ivs, nil
 }
+
+// ReadLog reads the interval log (histograms.hlog) of the trial whose files are in dir.
+func ReadLog(dir string) ([]hdr.LoggedInterval, error) {
+	return readLog(filepath.Join(dir, results.HDRLogFile))
+}
