@@ -66,7 +66,7 @@ func Export(t *results.Trial, intervals []hdr.LoggedInterval, n Names) (*Result,
 	cov := Coverage{Windows: nWin, MeasuredSeconds: t.Window.MeasuredSeconds,
 		LeftOutSeconds: max(0, t.Window.MeasuredSeconds-float64(nWin*WindowSeconds))}
 	if nWin == 0 {
-		return nil, cov, fmt.Errorf("%w: %.1f s measured", ErrTooShort, t.Window.MeasuredSeconds)
+		return nil, cov, fmt.Errorf("%w: %.1f s measured; OMB's series need a run with --duration 10s or more", ErrTooShort, t.Window.MeasuredSeconds)
 	}
 	r := header(t, n)
 	wins := windowsOf(t, intervals, nWin)

@@ -48,7 +48,7 @@ field to its plimsoll source.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&format, "format", "", fmt.Sprintf("the format to write: %v (required)", exportFormats))
-	f.StringVar(&out, "out", "", "the file (a run) or directory (a limit search) to write; default DIR/omb-result.json or DIR/omb/")
+	f.StringVar(&out, "out", "", "the `PATH` to write: a file for a run, a directory for a limit search; default DIR/omb-result.json or DIR/omb/")
 	f.StringVar(&names.Workload, "workload-name", "", "the workload name the files carry (OMB's charts group by it); default the workload's name, else its shape")
 	f.StringVar(&names.Driver, "driver-name", "", `the driver name the files carry (OMB's charts label lines with it); default "plimsoll kafka VERSION"`)
 	return cmd
@@ -86,7 +86,7 @@ func exportOMB(cmd *cobra.Command, dir, out string, names omb.Names) error {
 	}
 	if written == 0 {
 		report.OMBExported(cmd.ErrOrStderr(), base, files)
-		return usageErrf("nothing to export from %s: no trial could be (above)", dir)
+		return usageErrf("nothing exported from %s (the reason is above)", dir)
 	}
 	for _, f := range files {
 		if f.Skipped != nil {
