@@ -3,9 +3,11 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/plimsoll/plimsoll/omb"
+	"github.com/plimsoll/plimsoll/units"
 )
 
 // KindOMB is a side of OpenMessaging Benchmark result files, or a comparison with one such side.
@@ -74,8 +76,11 @@ func (s Side) asOMB() ([]*omb.Result, []Note, error) {
 			return nil, nil, fmt.Errorf("%s: %w", loc, err)
 		}
 		out = append(out, r)
-		notes = append(notes, Note{Location: loc, What: NoteExported,
-			Detail: fmt.Sprintf("%d windows; %.0f s left out", cov.Windows, cov.LeftOutSeconds)})
+		detail := units.Plural(cov.Windows, "window") + " of 10 s"
+		if cov.LeftOutSeconds >= 0.5 {
+			detail += "; the last " + units.Trim(math.Round(cov.LeftOutSeconds)) + " s in none"
+		}
+		notes = append(notes, Note{Location: loc, What: NoteExported, Detail: detail})
 	}
 	return out, notes, nil
 }

@@ -87,7 +87,8 @@ func noteLine(n compare.Note) string {
 		return n.Location + ": an OMB result file: it has no USE table, no CPU or bytes per message and no histograms, " +
 			"so its latency percentiles are OMB's aggregates (a side's median of them) and are tested over the 10-second windows' percentiles, never over records"
 	case compare.NoteExported:
-		return n.Location + ": a plimsoll run cut into OMB's 10-second windows (" + n.Detail + ") to compare like with like"
+		return n.Location + ": a plimsoll run cut into OMB's 10-second windows (" + n.Detail + ") to compare like with like; " +
+			"its latencies count from each message's intended send time, OMB's from the send call, so they read higher by up to its publish delay"
 	}
 	return n.Location + ": " + n.What + " " + n.Detail
 }
