@@ -54,7 +54,7 @@ func ExportDir(dir string, names Names) ([]File, error) {
 		t := &sf.Trials[i]
 		name := fmt.Sprintf("trial-%d.json", i+1)
 		if t.Step != nil {
-			name = fmt.Sprintf("trial-%03d-%db-%gmsgs.json", t.Step.Seq, t.Step.Size, t.Step.Rate)
+			name = fmt.Sprintf("trial-%03d-%db-%.0fmsgs.json", t.Step.Seq, t.Step.Size, t.Step.Rate)
 		}
 		f := File{Name: filepath.Join(SearchDir, name), Trial: t}
 		if t.Dir == "" {

@@ -36,7 +36,11 @@ func DefaultNames(t *results.Trial) Names {
 	s := t.Config.Spec
 	n := Names{Workload: s.Name, Driver: "plimsoll"}
 	if n.Workload == "" {
-		n.Workload = fmt.Sprintf("%d-topic-%d-partitions-%db-%gmsgs", topics(t), t.Config.Partitions, s.MessageSize, s.Rate)
+		rate := "max-rate" // 0: as fast as the producers go
+		if s.Rate > 0 {
+			rate = fmt.Sprintf("%.0fmsgs", s.Rate)
+		}
+		n.Workload = fmt.Sprintf("%d-topic-%d-partitions-%db-%s", topics(t), t.Config.Partitions, s.MessageSize, rate)
 	}
 	if t.KafkaVersion != "" {
 		n.Driver += " kafka " + t.KafkaVersion

@@ -291,3 +291,19 @@ func TestExportRefuses(t *testing.T) {
 		t.Errorf("an empty directory: %v", err)
 	}
 }
+
+func TestDefaultNames(t *testing.T) {
+	f, _ := exported(t)
+	for _, c := range []struct {
+		name     string
+		rate     float64
+		workload string
+	}{{"", 2000, "1-topic-10-partitions-512b-2000msgs"}, {"", 0, "1-topic-10-partitions-512b-max-rate"},
+		{"1-topic-16-partitions-1kb", 2000, "1-topic-16-partitions-1kb"}} {
+		tr := *f.Trial
+		tr.Config.Spec.Name, tr.Config.Spec.Rate = c.name, c.rate
+		if n := DefaultNames(&tr); n.Workload != c.workload || n.Driver != "plimsoll kafka 4.1.0" {
+			t.Errorf("name %q rate %v: %+v, want workload %q, driver plimsoll kafka 4.1.0", c.name, c.rate, n, c.workload)
+		}
+	}
+}

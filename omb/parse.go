@@ -13,7 +13,8 @@ import (
 // ErrNotOMB: the data is not an OMB result file.
 var ErrNotOMB = errors.New("not an OpenMessaging Benchmark result file")
 
-// identifying are the fields every OMB result file has had, which together no plimsoll file has.
+// identifying are fields every OMB result file has had since end-to-end latency was added to
+// OMB (December 2017), which together no plimsoll file has.
 var identifying = []string{"workload", "driver", "publishRate", "consumeRate", "publishLatency99pct",
 	"aggregatedPublishLatency99pct", "endToEndLatency99pct"}
 

@@ -29,7 +29,7 @@ that read OMB results take plimsoll's results as they are.
 
 DIR is a run's directory (plimsoll run --out: result.json and histograms.hlog), exported to
 DIR/omb-result.json, or a limit search's (plimsoll limit --out: results.jsonl), exported to one
-file per trial, every trial of the search, in DIR/omb/ (trial-SEQ-SIZEb-RATEmsgs.json); --out
+file per trial, every trial of the search, in DIR/omb/ (trial-SEQ-SIZEb-RATEmsgs.json, the rate rounded); --out
 puts them elsewhere.
 
 OMB's series are of 10-second windows: the measured window is cut into whole 10-second windows
