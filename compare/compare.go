@@ -106,6 +106,9 @@ func Compare(a, b Side, o Options) (*Comparison, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
+	if a.Kind == KindOMB || b.Kind == KindOMB {
+		return compareOMB(a, b, o)
+	}
 	if a.Kind != b.Kind {
 		return nil, fmt.Errorf("%w: A holds %s, B %s; compare runs with runs and limit searches with limit searches", ErrKinds, a.Kind.plural(), b.Kind.plural())
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/plimsoll/plimsoll/omb"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/verdict"
 )
@@ -22,8 +23,11 @@ const (
 )
 
 func (k Kind) plural() string {
-	if k == KindSearch {
+	switch k {
+	case KindSearch:
 		return "limit searches"
+	case KindOMB:
+		return "OMB result files"
 	}
 	return "runs"
 }
@@ -34,7 +38,7 @@ const SearchFile = "results.jsonl"
 // Errors Load returns, wrapped with the location.
 var (
 	ErrMissing  = errors.New("no such file or directory")
-	ErrNotKnown = errors.New("neither a run (result.json) nor a limit search (results.jsonl)")
+	ErrNotKnown = errors.New("neither a run (result.json), a limit search (results.jsonl) nor an OMB result file (.json)")
 	ErrMixed    = errors.New("runs and limit searches mixed")
 )
 
@@ -44,6 +48,7 @@ type Side struct {
 	Kind      Kind
 	Runs      []*results.Trial      // KindRun
 	Searches  []*results.SearchFile // KindSearch
+	OMB       []*omb.Result         // KindOMB
 	Notes     []Note                // what a reader should know of its repetitions
 }
 
@@ -95,6 +100,15 @@ func (s *Side) add(loc string) (Kind, error) {
 		return "", err
 	}
 	search := loc
+	if !fi.IsDir() && filepath.Ext(loc) == ".json" {
+		r, err := omb.ReadFile(loc)
+		if err != nil {
+			return "", fmt.Errorf("%w (%w)", err, ErrNotKnown)
+		}
+		s.OMB = append(s.OMB, r)
+		s.Notes = append(s.Notes, Note{Location: loc, What: NoteOMB})
+		return KindOMB, nil
+	}
 	if fi.IsDir() {
 		if exists(filepath.Join(loc, results.ResultFile)) {
 			t, err := results.LoadTrialDir(loc)

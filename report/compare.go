@@ -83,11 +83,20 @@ func noteLine(n compare.Note) string {
 		return n.Location + ": the run's verdict was invalid (" + n.Detail + "): its figures may measure the load generator, not the cluster"
 	case compare.NoteTornTail:
 		return n.Location + ": " + n.Detail
+	case compare.NoteOMB:
+		return n.Location + ": an OMB result file: it has no USE table, no CPU or bytes per message and no histograms, " +
+			"so its latency percentiles are OMB's aggregates (a side's median of them) and are tested over the 10-second windows' percentiles, never over records"
+	case compare.NoteExported:
+		return n.Location + ": a plimsoll run cut into OMB's 10-second windows (" + n.Detail + ") to compare like with like; " +
+			"its latencies count from each message's intended send time, OMB's from the send call, so they read higher by up to its publish delay"
 	}
 	return n.Location + ": " + n.What + " " + n.Detail
 }
 
 func sideName(k compare.Kind, locs []string) string {
+	if k == compare.KindOMB {
+		return units.Plural(len(locs), "result")
+	}
 	if k == compare.KindSearch {
 		return searches(len(locs)) // "searches": units.Plural would add a bare "s"
 	}
@@ -162,12 +171,13 @@ func pCell(f compare.Figure) string {
 // repetitions.
 func compareSummary(c *compare.Comparison) string {
 	var decided, others []string
-	needed, seconds := 0, false
+	needed, seconds, windows := 0, false, false
 	for _, f := range c.Figures {
 		if f.Throughput && f.Needed > 0 {
 			needed = f.Needed
 		}
 		seconds = seconds || f.Basis == compare.BasisSeconds
+		windows = windows || f.Basis == compare.BasisWindows
 		if f.Verdict == compare.Same {
 			continue
 		}
@@ -182,7 +192,7 @@ func compareSummary(c *compare.Comparison) string {
 	var b strings.Builder
 	if c.Verdict == compare.Same {
 		decides := "no rate or limit"
-		if c.Kind == compare.KindRun {
+		if c.Kind == compare.KindRun || c.Kind == compare.KindOMB {
 			decides = "no rate, nor latency tested over repetitions,"
 		}
 		fmt.Fprintf(&b, "verdict: no significant difference in speed (%s with %s)", decides, rule)
@@ -198,6 +208,10 @@ func compareSummary(c *compare.Comparison) string {
 	}
 	if seconds {
 		fmt.Fprintf(&b, "\n(seconds): tested over the seconds of a single run a side, which are not independent, so those p-values overstate the evidence; %d repetitions a side test soundly",
+			compare.Needed(c.Alpha))
+	}
+	if windows {
+		fmt.Fprintf(&b, "\n(10-second windows): tested over the 10-second windows of a single result a side, which are not independent, so those p-values overstate the evidence; %d results a side test soundly",
 			compare.Needed(c.Alpha))
 	}
 	return b.String()

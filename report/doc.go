@@ -7,7 +7,10 @@
 // (compare --a/--b --out DIR) as a page of the same look: the experiment, the statistics table,
 // the cause and paired charts of the arms (abhtml.go, abcharts.go). LoadAB reads such a
 // directory (manifest.json, compare.json and, through package compare, the repetitions): the
-// page's input is the directory as a whole, so the reading stays next to the page.
+// page's input is the directory as a whole, so the reading stays next to the page. An
+// OpenMessaging Benchmark result file (read by package omb) is rendered as a page and as text
+// (omb.go), marked as imported, and what `plimsoll export --format omb` wrote is said by
+// ombexport.go.
 //
 // A search's page, chart and text are drawn from a results.SearchFile (the search as the
 // results package loads it from results.jsonl), turned into a view of plain values (view.go)

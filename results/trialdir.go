@@ -35,7 +35,7 @@ func WriteTrialDir(dir string, t *Trial) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, ResultFile), append(data, '\n')); err != nil {
+	if err := WriteFileAtomic(filepath.Join(dir, ResultFile), append(data, '\n')); err != nil {
 		return err
 	}
 	if err := create(dir, TimelineFile, func(f *os.File) error { return t.WriteTimelineCSV(f) }); err != nil {
@@ -103,9 +103,9 @@ func create(dir, name string, f func(*os.File) error) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// writeFileAtomic writes data to path via a temporary file renamed into place, so a reader never
-// sees half a file.
-func writeFileAtomic(path string, data []byte) error {
+// WriteFileAtomic writes data to path via a temporary file renamed into place, so a reader never
+// sees half a file and a failed write leaves nothing behind.
+func WriteFileAtomic(path string, data []byte) error {
 	return create(filepath.Dir(path), filepath.Base(path), func(f *os.File) error {
 		_, err := f.Write(data)
 		return err

@@ -90,6 +90,20 @@ var badInputs = []badInput{
 		code: ExitUsage, want: []string{"--out DIR/file: DIR/file is a file"}},
 	{what: "model --file: a device that never ends", args: []string{"model", "--file", "/dev/zero"}, code: ExitUsage,
 		want: []string{"--file: /dev/zero: too large"}},
+	{what: "export: an unknown --format", args: []string{"export", "--format", "csv", "DIR"}, code: ExitUsage,
+		want: []string{`--format "csv" is not a format export writes: give --format omb`}},
+	{what: "export: a directory of neither a run nor a limit search", args: []string{"export", "--format", "omb", "DIR"}, code: ExitUsage,
+		want: []string{"neither a run's result.json nor a limit search's results.jsonl", "give the directory plimsoll run --out or plimsoll limit --out wrote"}},
+	{what: "export: a run shorter than one 10-second window",
+		files: map[string]string{"result.json": `{"schema": 2, "window": {"measured_seconds": 5}, "timeline": [{"t": 1}]}`, "histograms.hlog": ""},
+		args:  []string{"export", "--format", "omb", "DIR"}, code: ExitUsage,
+		want: []string{"measured window shorter than one 10-second window: 5.0 s measured; OMB's series need a run with --duration 10s or more"}},
+	{what: "report: a JSON neither an OMB result nor a directory", files: map[string]string{"x.json": `{"name": "not a result"}`},
+		args: []string{"report", "DIR/x.json"}, code: ExitUsage,
+		want: []string{`not an OpenMessaging Benchmark result file: no "workload" field`, "report reads an OMB result file"}},
+	{what: "compare: a JSON neither an OMB result nor a plimsoll one", files: map[string]string{"x.json": `{"name": "not a result"}`},
+		args: []string{"compare", "DIR/x.json", "DIR/x.json"}, code: ExitUsage,
+		want: []string{`not an OpenMessaging Benchmark result file: no "workload" field`, "or OMB result files (.json)"}},
 }
 
 // runArgs is `run` against a closed port, plus args, with --out DIR/out unless args set --out.

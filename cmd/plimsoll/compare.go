@@ -16,10 +16,13 @@ func init() { subcommands = append(subcommands, newCompareCmd) }
 // compareLong is compare's help: reading results, and the A/B driver.
 const compareLong = `compare reads results plimsoll already wrote and says whether B is faster, slower or not
 significantly different from A. A and B are each a run's directory (plimsoll run --out) or a
-limit search's directory or results.jsonl; a comma-separated list of them is that side's
-repetitions. Runs compare their rates, latency percentiles (from the merged HDR histograms),
+limit search's directory or results.jsonl, or an OpenMessaging Benchmark result file (.json);
+a comma-separated list of them is that side's repetitions. Runs compare their rates, latency percentiles (from the merged HDR histograms),
 CPU and bytes per message and USE utilisation; searches compare the safe rates of each message
-size. Each figure gets B/A - 1 with a confidence interval, a Mann-Whitney U p-value and a
+size. An OMB file compares with runs (cut into OMB's 10-second windows) or OMB files on the
+figures both have: publish and consume rates, publish and end-to-end latency p50, p99 and p99.9,
+OMB's aggregates, tested over repetitions or the 10-second windows (an OMB file has no
+histogram, USE table, CPU or traffic). Each figure gets B/A - 1 with a confidence interval, a Mann-Whitney U p-value and a
 verdict; the USE tables say which resources came closer to their limits. docs/compare.md has
 the rules.
 
@@ -148,9 +151,9 @@ func compareSides(cmd *cobra.Command, a, b []string, o compare.Options, asJSON b
 
 // loadErr words a side's load failure as bad input, with what to give instead.
 func loadErr(side string, err error) error {
-	hint := "give directories written by plimsoll run --out, or by plimsoll limit --out (or their results.jsonl)"
+	hint := "give directories written by plimsoll run --out, or by plimsoll limit --out (or their results.jsonl), or OMB result files (.json)"
 	if errors.Is(err, compare.ErrMixed) {
-		hint = "a side's repetitions must all be runs or all limit searches"
+		hint = "a side's repetitions must all be runs, all limit searches or all OMB result files"
 	}
 	return &cliError{code: ExitUsage, err: fmt.Errorf("%s: %w", side, err), hint: hint}
 }

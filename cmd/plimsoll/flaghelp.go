@@ -37,6 +37,8 @@ var flagArgs = map[string]string{
 	"max-rate": "MSGS/S", "brokers-down": "N|PERCENT", "threshold": "FRACTION", "alpha": "FRACTION",
 	"a": "ARM", "b": "ARM", "kafka-version": "VERSION", "java": "PATH", "heap": "SIZE",
 	"broker-config": "KEY=VALUE", "subnet": "CIDR", "dir": "DIR",
+	// export
+	"format": "FORMAT", "workload-name": "NAME", "driver-name": "NAME",
 }
 
 // typeArgs names the placeholder of a flag missing from flagArgs by its type.

@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/plimsoll/plimsoll/arms"
+	"github.com/plimsoll/plimsoll/omb"
 	"github.com/plimsoll/plimsoll/report"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/spf13/cobra"
@@ -18,8 +20,8 @@ func init() { subcommands = append(subcommands, newReportCmd) }
 func newReportCmd() *cobra.Command {
 	var text bool
 	cmd := &cobra.Command{
-		Use:   "report DIR",
-		Short: "Render a limit search's or an A/B experiment's results as a self-contained HTML report",
+		Use:   "report DIR | report FILE.json",
+		Short: "Render a limit search's, an A/B experiment's or an OMB result file's results as a self-contained HTML report",
 		Long: `report reads DIR/results.jsonl, written by plimsoll limit, and writes DIR/index.html (charts of
 the boundary in msgs/s and MB/s against message size with the model's prediction, every trial
 with its verdict, the USE table at each boundary point, latency percentiles), DIR/boundary.png
@@ -28,11 +30,19 @@ For an A/B experiment's directory (plimsoll compare --a/--b --out DIR: manifest.
 compare.json) it writes DIR/index.html with the experiment, the statistics table, the cause and
 paired charts: A vs B per-second produced rates and latency distributions for runs, boundary
 curves for limit searches.
+
+For an OpenMessaging Benchmark result file (FILE.json, as OMB's benchmark writes it, or as
+plimsoll export --format omb does) it writes FILE.html beside it: the file's workload and driver,
+marked as imported from OMB, its rates and latency aggregates, and charts of its 10-second
+series and latency quantiles. An OMB file has no USE table, no verdict and no histograms.
 The HTML needs no network to view.`,
-		Example: "  plimsoll report plimsoll-limit\n  plimsoll report --text lim1\n  plimsoll report plimsoll-ab",
-		Args:    argsNamed(1, "DIR", "the directory a limit search or an A/B experiment wrote (plimsoll limit --out DIR, plimsoll compare --a/--b --out DIR)"),
+		Example: "  plimsoll report plimsoll-limit\n  plimsoll report --text lim1\n  plimsoll report plimsoll-ab\n  plimsoll report kafka-omb-result.json",
+		Args:    argsNamed(1, "DIR", "the directory a limit search or an A/B experiment wrote (plimsoll limit --out DIR, plimsoll compare --a/--b --out DIR), or an OMB result file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
+			if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+				return reportFile(cmd.OutOrStdout(), dir, text)
+			}
 			store := filepath.Join(dir, "results.jsonl")
 			if _, err := os.Stat(store); errors.Is(err, os.ErrNotExist) {
 				if _, err := os.Stat(filepath.Join(dir, arms.ManifestFile)); err == nil {
@@ -79,5 +89,24 @@ func reportAB(w io.Writer, dir string, text bool) error {
 		return err
 	}
 	fmt.Fprintf(w, "wrote %s\n", filepath.Join(dir, "index.html"))
+	return nil
+}
+
+// reportFile renders a file: an OMB result file's page beside it (FILE.html), or with text its
+// text. Any other file is bad input (exit 2) naming what report reads.
+func reportFile(w io.Writer, path string, text bool) error {
+	r, err := omb.ReadFile(path)
+	if err != nil {
+		return usageErrf("%v: report reads an OMB result file, or the directory a limit search or an A/B experiment wrote; "+
+			"a plimsoll run's directory is read by plimsoll compare, and plimsoll export --format omb turns it into an OMB file", err)
+	}
+	if text {
+		return report.OMBText(w, path, r)
+	}
+	html := strings.TrimSuffix(path, filepath.Ext(path)) + ".html"
+	if err := report.WriteOMBFile(html, path, r); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s\n", html)
 	return nil
 }

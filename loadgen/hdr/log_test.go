@@ -68,3 +68,48 @@ func TestIntervalLogRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestReadIntervalLog reads back what Write wrote: tags, Unix times to the millisecond, the
+// same buckets, and a max within the histogram's resolution of the exact one.
+func TestReadIntervalLog(t *testing.T) {
+	start := time.Unix(1_700_000_000, 250*int64(time.Millisecond))
+	log := IntervalLog{Start: start}
+	var hs []*Hist
+	for sec := range int64(3) {
+		h := New()
+		for v := range 100 * (sec + 1) {
+			h.Record((v + 1) * int64(time.Millisecond))
+		}
+		hs = append(hs, h)
+		if err := log.Add("publish", sec*1000, (sec+1)*1000, h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	if err := log.Write(&buf, "[a test log]"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadIntervalLog(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(hs) {
+		t.Fatalf("read %d intervals, wrote %d", len(got), len(hs))
+	}
+	for i, iv := range got {
+		wantStart := start.UnixMilli() + int64(i)*1000
+		// The reader adds seconds as floats and truncates: a millisecond may be lost.
+		if iv.Tag != "publish" || iv.StartMs < wantStart-1 || iv.StartMs > wantStart || iv.EndMs-iv.StartMs < 999 || iv.EndMs-iv.StartMs > 1001 {
+			t.Errorf("interval %d: %q %d..%d, want publish from %d for 1 s", i, iv.Tag, iv.StartMs, iv.EndMs, wantStart)
+		}
+		if !iv.Hist.HDR().Equals(hs[i].HDR()) {
+			t.Errorf("interval %d: other buckets than written", i)
+		}
+		if m, w := iv.Hist.MaxNs(), hs[i].MaxNs(); m < w || float64(m) > float64(w)*1.001 {
+			t.Errorf("interval %d: max %d ns, want %d within 0.1%%", i, m, w)
+		}
+	}
+	if _, err := ReadIntervalLog(strings.NewReader("0.000,1.000,0.1,HISTFAAAAnotbase64\n")); err == nil {
+		t.Error("a damaged histogram was read without an error")
+	}
+}
