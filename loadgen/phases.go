@@ -46,13 +46,15 @@ func (r *runner) phases(ctx context.Context, x *execution, st *execState) error 
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
 		}
+		// The second ending now is labelled with the phase it ran in, before a boundary at now
+		// moves the run on: the second ending at the window's start is the warm-up's last.
+		nextTick = r.second(x, st, now, nextTick)
 		if err := r.advance(x, st, now); err != nil {
 			return err
 		}
 		if st.phase == PhaseDrain && r.drainOver(ctx, x, st, now) {
 			return nil
 		}
-		nextTick = r.second(x, st, now, nextTick)
 		clk.SleepUntil(ctx, r.wake(x, st, now, nextTick))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -384,4 +385,32 @@ func sumCounts(cs ...Counts) Counts {
 		all.Duplicated += c.Duplicated
 	}
 	return all
+}
+
+// TestTimelinePhases: each second of the timeline is labelled with the phase it ran in; the
+// second ending at the window's start is the warm-up's last, the one ending at its end the
+// window's last. (They were one second off: the label was taken after the boundary moved on.)
+func TestTimelinePhases(t *testing.T) {
+	tgt, _ := fakeCluster(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	spec := smallSpec()
+	spec.Warmup, spec.Duration = 2*time.Second, 3*time.Second
+	res, err := Run(ctx, spec, tgt, Options{RunID: "phases", DrainTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range res.Timeline {
+		got = append(got, fmt.Sprintf("%.0f:%s", s.T, s.Phase))
+	}
+	want := "1:warmup 2:warmup 3:measure 4:measure 5:measure"
+	if len(got) < 5 || strings.Join(got[:5], " ") != want {
+		t.Errorf("timeline %v, want it to begin %s", got, want)
+	}
+	for _, s := range got[min(5, len(got)):] {
+		if !strings.HasSuffix(s, ":drain") {
+			t.Errorf("timeline %v: after the window every second is the drain's", got)
+		}
+	}
 }
