@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/results"
@@ -100,13 +101,13 @@ func clusterKind(c results.Cluster) string {
 func ProgressLine(s loadgen.Second, total float64) string {
 	eta := ""
 	if total > 0 && s.T < total {
-		eta = fmt.Sprintf(" eta %3.0fs", total-s.T)
+		eta = " eta " + units.Duration(time.Duration((total-s.T)*float64(time.Second)))
 	}
 	target := "max"
 	if s.TargetMsgsPerSec > 0 {
-		target = fmt.Sprintf("%.0f", s.TargetMsgsPerSec)
+		target = units.Count(s.TargetMsgsPerSec)
 	}
-	return fmt.Sprintf("%5.0fs%s %-7s target %s  produced %.0f msgs/s %s  consumed %.0f msgs/s  p99 publish %.1f ms  e2e %.1f ms  errors %d",
-		s.T, eta, s.Phase, target, s.ProducedMsgsPerSec, units.FormatRate(s.ProducedBytesPerSec), s.ConsumedMsgsPerSec,
-		s.Publish.P99, s.EndToEnd.P99, s.Errors)
+	return fmt.Sprintf("%s%s %-7s target %s  produced %s msgs/s %s  consumed %s msgs/s  p99 publish %s ms  e2e %s ms  errors %d",
+		units.Duration(time.Duration(s.T*float64(time.Second))), eta, s.Phase, target, units.Count(s.ProducedMsgsPerSec),
+		units.FormatRate(s.ProducedBytesPerSec), units.Count(s.ConsumedMsgsPerSec), units.Ms(s.Publish.P99), units.Ms(s.EndToEnd.P99), s.Errors)
 }

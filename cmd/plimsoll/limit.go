@@ -182,24 +182,29 @@ func zeroFlags(fs *pflag.FlagSet, names ...string) error {
 	return nil
 }
 
-// progress prints a line per finished trial and, on a terminal, a live line per second.
+// progress prints a line per finished trial and, on a terminal, a live line per second, each
+// with the time the search has left (limit.ETA).
 func (lf *limitFlags) progress(j *limit.Job, stderr io.Writer) {
 	tty := isTTY(stderr)
 	var cur limit.Progress
+	eta := &limit.ETA{}
 	if tty {
 		total := (j.Base.Spec.Warmup + j.Base.Spec.Duration).Seconds()
 		j.Base.Load.Progress = func(s loadgen.Second) {
-			fmt.Fprintf(stderr, "\r\033[K%s", report.TrialProgress(cur, s, total))
+			left, _ := eta.Left(cur)
+			fmt.Fprintf(stderr, "\r\033[K%s", report.TrialProgress(cur, s, total, left))
 		}
 	}
 	j.Search.Logf = func(format string, args ...any) { fmt.Fprintf(stderr, "warning: "+format+"\n", args...) }
 	j.Search.Progress = func(p limit.Progress) {
 		cur = p
+		eta.Observe(p)
 		if tty {
 			fmt.Fprint(stderr, "\r\033[K")
 		}
 		if p.Done {
-			fmt.Fprintln(stderr, report.SearchProgress(p))
+			left, _ := eta.Left(p)
+			fmt.Fprintln(stderr, report.SearchProgress(p, left))
 		}
 	}
 }
