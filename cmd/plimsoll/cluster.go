@@ -43,12 +43,7 @@ command returns; its state lives in --cluster-dir.`,
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&dir, "cluster-dir", localkafka.DefaultDir(), "`DIR` holding the cluster's state, configs, logs and data ($PLIMSOLL_CLUSTER_DIR); run and limit take the same flag")
 	pf.StringVar(&dir, "dir", localkafka.DefaultDir(), "the former name of --cluster-dir")
-	_ = pf.MarkHidden("dir") // still works; the note goes to stderr, never into --json output
-	cmd.PersistentPreRun = func(c *cobra.Command, _ []string) {
-		if c.Flags().Changed("dir") {
-			fmt.Fprintln(c.ErrOrStderr(), "note: --dir is the former name of --cluster-dir, as run and limit call it")
-		}
-	}
+	formerName(pf, "dir", "--dir is the former name of --cluster-dir, as run and limit call it")
 	cmd.AddCommand(newClusterUpCmd(&dir), newClusterStatusCmd(&dir), newClusterDownCmd(&dir), newClusterShapeCmd(&dir))
 	for _, f := range []struct{ use, short, example string }{
 		{"kill", "Kill one broker with SIGKILL (a crash); restart brings it back", "  plimsoll cluster kill 2"},

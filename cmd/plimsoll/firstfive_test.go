@@ -208,7 +208,7 @@ func TestFlagHelpGroups(t *testing.T) {
 		byHead map[string]string // a flag -> the title it must follow (and be the last title before it)
 	}{
 		{"run", map[string]string{"--rate MSGS/S": "Workload flags", "--bootstrap HOST": "Target flags", "--tls-ca FILE": "Security flags",
-			"--slo-p99-ms MS": "Criteria flags", "--out DIR": "\nFlags:"}},
+			"--slo-p99 DURATION": "Criteria flags", "--out DIR": "\nFlags:"}},
 		{"limit", map[string]string{"--producers N": "Workload flags", "--sasl-user USER": "Security flags",
 			"--min-achieved FRACTION": "Criteria flags", "--tolerance FRACTION": "\nFlags:"}},
 	} {

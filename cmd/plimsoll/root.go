@@ -32,6 +32,7 @@ whether a change made it slower. It can start a real local Apache Kafka cluster 
 		root.AddCommand(mk())
 	}
 	markArgErrorsAsUsage(root)
+	noteFormerNames(root)
 	guardGroups(root)
 	typePlaceholders(root)
 	groupFlagHelp(root)
