@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -104,10 +105,14 @@ func inGroup(fs *pflag.FlagSet, group string) func() {
 // groupFlagHelp makes c's help (and its subcommands') list grouped flags under their group's
 // title, the rest under "Flags:"; a command without groups reads as cobra's default.
 func groupFlagHelp(c *cobra.Command) {
-	cobra.AddTemplateFunc("groupedFlagUsages", groupedFlagUsages)
+	addTemplateFunc.Do(func() { cobra.AddTemplateFunc("groupedFlagUsages", groupedFlagUsages) })
 	const local = "Flags:\n{{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}"
 	c.SetUsageTemplate(strings.Replace(c.UsageTemplate(), local, "{{groupedFlagUsages .LocalFlags | trimTrailingWhitespaces}}", 1))
 }
+
+// addTemplateFunc registers the template function once: cobra keeps it in a global map, which
+// commands built at the same time (parallel tests) would otherwise write together.
+var addTemplateFunc sync.Once
 
 func groupedFlagUsages(fs *pflag.FlagSet) string {
 	sets := map[string]*pflag.FlagSet{}
