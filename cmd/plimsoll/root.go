@@ -33,6 +33,7 @@ whether a change made it slower. It can start a real local Apache Kafka cluster 
 	}
 	markArgErrorsAsUsage(root)
 	noteFormerNames(root)
+	registerCompletions(root)
 	guardGroups(root)
 	typePlaceholders(root)
 	groupFlagHelp(root)
