@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -32,6 +33,27 @@ func TestProgressLines(t *testing.T) {
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+// A run's summary formats its rates, counts, times and latencies through units.
+func TestRunSummaryUnits(t *testing.T) {
+	tr := &results.Trial{}
+	tr.TargetMsgsPerSec, tr.ProducedMsgsPerSec, tr.ConsumedMsgsPerSec = 12000, 11999.6, 12000
+	tr.Window.MeasuredSeconds, tr.Window.WarmupSeconds = 60, 10
+	tr.Counts.Sent, tr.Counts.Acked = 720000, 719999
+	tr.Latency.Publish = loadgen.Percentiles{P50: 2.345, P99: 1234.5, Count: 720000}
+	tr.Client.CPUShare, tr.Client.CPUSeconds = 0.123, 7.891
+	tr.Verdict.State = verdict.OK
+	var b strings.Builder
+	if err := RunSummary(&b, tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"window 1 min after 10 s warm-up; target 12,000 msgs/s", "produced  12,000", "sent 720,000  acked 719,999",
+		"publish               2.35         0     1,230", "   720,000", "plimsoll itself: 7.89 CPU s (12% of the host)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the summary lacks %q:\n%s", want, b.String())
 		}
 	}
 }
