@@ -52,9 +52,6 @@ func (o *outputMode) apply(c *cobra.Command) {
 	c.SetErr(&quietWriter{w: c.ErrOrStderr()})
 }
 
-// text reports whether the command prints its human-readable result (neither flag given).
-func (o *outputMode) text() bool { return !o.json && !o.quiet }
-
 // printJSON writes v as the command's indented JSON document, whole or not at all.
 func printJSON(w io.Writer, v any) error {
 	var b bytes.Buffer
