@@ -247,3 +247,14 @@ func TestClusterDirAliasNoteOnStderr(t *testing.T) {
 		t.Errorf("cluster down --cluster-dir: exit %d, want 2", code)
 	}
 }
+
+// --consumer-groups defaults differ on purpose (model: none unless given; run and limit: 1, to
+// measure end-to-end latency and loss), and model's help says so.
+func TestConsumerGroupsDefaultsExplained(t *testing.T) {
+	model, _, _ := runCLI(t, "model", "--help")
+	run, _, _ := runCLI(t, "run", "--help")
+	if !strings.Contains(model, "none unless given, while run and limit read with 1") || !strings.Contains(run, "--consumer-groups N") ||
+		!strings.Contains(run, "(default 1)") {
+		t.Errorf("model --help does not say why its --consumer-groups default differs from run's:\n%s", model)
+	}
+}
