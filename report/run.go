@@ -3,8 +3,10 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/results"
@@ -20,8 +22,8 @@ func RunSummary(w io.Writer, t *results.Trial) error {
 	runCounts(&b, t)
 	runLatency(&b, t.Latency)
 	cs := t.Client
-	fmt.Fprintf(&b, "\nplimsoll itself: %.2f CPU s (%.0f%% of the host), %.2f CPU s per million messages, buffer full %.0f%% of the time\n",
-		cs.CPUSeconds, 100*cs.CPUShare, cs.CPUPerMillion, 100*cs.BufferFullShare)
+	fmt.Fprintf(&b, "\nplimsoll itself: %s CPU s (%s of the host), %s CPU s per million messages, buffer full %s of the time\n",
+		units.Sig(cs.CPUSeconds, 3), units.Pct(cs.CPUShare), units.Sig(cs.CPUPerMillion, 3), units.Pct(cs.BufferFullShare))
 	if t.Cluster.Local {
 		b.WriteString("note: the cluster runs on this host, so these figures measure the host shared by brokers and plimsoll, not a production cluster\n")
 	}
@@ -37,21 +39,21 @@ func RunSummary(w io.Writer, t *results.Trial) error {
 func runHeader(b *strings.Builder, t *results.Trial) {
 	target := "as fast as possible"
 	if t.TargetMsgsPerSec > 0 {
-		target = fmt.Sprintf("%.0f msgs/s", t.TargetMsgsPerSec)
+		target = units.Count(t.TargetMsgsPerSec) + " msgs/s"
 	}
 	fmt.Fprintf(b, "run %s: %s on Kafka %s (%s)\n", t.RunID, t.Config.Spec.String(), t.KafkaVersion, clusterKind(t.Cluster))
-	fmt.Fprintf(b, "window %.0f s after %.0f s warm-up; target %s\n\n", t.Window.MeasuredSeconds, t.Window.WarmupSeconds, target)
+	fmt.Fprintf(b, "window %s after %s warm-up; target %s\n\n", seconds(t.Window.MeasuredSeconds), seconds(t.Window.WarmupSeconds), target)
 }
 
 func runCounts(b *strings.Builder, t *results.Trial) {
 	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "\tmsgs/s\tbytes/s\t\n")
-	fmt.Fprintf(tw, "produced\t%.0f\t%s\t\n", t.ProducedMsgsPerSec, units.FormatRate(t.ProducedBytesPerSec))
-	fmt.Fprintf(tw, "consumed\t%.0f\t%s\t\n", t.ConsumedMsgsPerSec, units.FormatRate(t.ConsumedBytesPerSec))
+	fmt.Fprintf(tw, "produced\t%s\t%s\t\n", units.Count(t.ProducedMsgsPerSec), units.FormatRate(t.ProducedBytesPerSec))
+	fmt.Fprintf(tw, "consumed\t%s\t%s\t\n", units.Count(t.ConsumedMsgsPerSec), units.FormatRate(t.ConsumedBytesPerSec))
 	tw.Flush()
 	c := t.Counts
-	fmt.Fprintf(b, "\nmessages: sent %d  acked %d  failed %d  in flight at the end %d  unsent %d  consumed %d  lost %d  duplicated %d  out of order %d  unconsumed %d\n\n",
-		c.Sent, c.Acked, c.Failed, c.InFlightAtEnd, c.Unsent, c.Consumed, c.Lost, c.Duplicated, c.OutOfOrder, c.Unconsumed)
+	fmt.Fprintf(b, "\nmessages: sent %s  acked %s  failed %s  in flight at the end %s  unsent %s  consumed %s  lost %s  duplicated %s  out of order %s  unconsumed %s\n\n",
+		n(c.Sent), n(c.Acked), n(c.Failed), n(c.InFlightAtEnd), n(c.Unsent), n(c.Consumed), n(c.Lost), n(c.Duplicated), n(c.OutOfOrder), n(c.Unconsumed))
 }
 
 func runLatency(b *strings.Builder, l loadgen.Latency) {
@@ -60,9 +62,10 @@ func runLatency(b *strings.Builder, l loadgen.Latency) {
 		name string
 		p    loadgen.Percentiles
 	}{{"publish", l.Publish}, {"end-to-end", l.EndToEnd}, {"schedule delay", l.ScheduleDelay}} {
-		fmt.Fprintf(b, "%-16s %9.2f %9.2f %9.2f %9.2f %9.2f %10d", row.name, row.p.P50, row.p.P90, row.p.P99, row.p.P999, row.p.Max, row.p.Count)
+		fmt.Fprintf(b, "%-16s %9s %9s %9s %9s %9s %10s", row.name, units.Ms(row.p.P50), units.Ms(row.p.P90), units.Ms(row.p.P99),
+			units.Ms(row.p.P999), units.Ms(row.p.Max), n(row.p.Count))
 		if row.p.Overflow > 0 {
-			fmt.Fprintf(b, "  (%d above 1 h, counted)", row.p.Overflow)
+			fmt.Fprintf(b, "  (%s above 1 h, counted)", n(row.p.Overflow))
 		}
 		b.WriteByte('\n')
 	}
@@ -95,18 +98,24 @@ func clusterKind(c results.Cluster) string {
 	return "remote cluster " + strings.Join(c.Bootstrap, ",")
 }
 
+// n formats a count of messages, thousands grouped.
+func n[T ~int | ~int64](v T) string { return units.Group(strconv.FormatInt(int64(v), 10)) }
+
+// seconds formats a window's length given in seconds.
+func seconds(s float64) string { return units.Duration(time.Duration(s * float64(time.Second))) }
+
 // ProgressLine renders one live progress line for a second of a run; total is the run's length
 // in seconds (warm-up included), 0 when unknown.
 func ProgressLine(s loadgen.Second, total float64) string {
 	eta := ""
 	if total > 0 && s.T < total {
-		eta = fmt.Sprintf(" eta %3.0fs", total-s.T)
+		eta = " eta " + units.Duration(time.Duration((total-s.T)*float64(time.Second)))
 	}
 	target := "max"
 	if s.TargetMsgsPerSec > 0 {
-		target = fmt.Sprintf("%.0f", s.TargetMsgsPerSec)
+		target = units.Count(s.TargetMsgsPerSec)
 	}
-	return fmt.Sprintf("%5.0fs%s %-7s target %s  produced %.0f msgs/s %s  consumed %.0f msgs/s  p99 publish %.1f ms  e2e %.1f ms  errors %d",
-		s.T, eta, s.Phase, target, s.ProducedMsgsPerSec, units.FormatRate(s.ProducedBytesPerSec), s.ConsumedMsgsPerSec,
-		s.Publish.P99, s.EndToEnd.P99, s.Errors)
+	return fmt.Sprintf("%s%s %-7s target %s  produced %s msgs/s %s  consumed %s msgs/s  p99 publish %s ms  e2e %s ms  errors %d",
+		units.Duration(time.Duration(s.T*float64(time.Second))), eta, s.Phase, target, units.Count(s.ProducedMsgsPerSec),
+		units.FormatRate(s.ProducedBytesPerSec), units.Count(s.ConsumedMsgsPerSec), units.Ms(s.Publish.P99), units.Ms(s.EndToEnd.P99), s.Errors)
 }

@@ -3,6 +3,7 @@ package trial
 import (
 	"context"
 	"fmt"
+	"github.com/plimsoll/plimsoll/units"
 	"io"
 	"time"
 
@@ -39,13 +40,13 @@ type Warmth struct {
 	JITStart, JITEnd probe.Num
 }
 
-// String says it for people, e.g. "30s at 6957 msgs/s of 100 B: each broker's JIT compiling
+// String says it for people, e.g. "30 s at 6,957 msgs/s of 100 B: each broker's JIT compiling
 // 1.03 s/s in the first 5 s, 0.35 in the last". Compile time is summed over a JVM's compiler
 // threads and counts their waits for a CPU, so it can exceed 1 s/s.
 func (w Warmth) String() string {
-	s := fmt.Sprintf("%s at %.0f msgs/s of %d B", w.Duration.Round(time.Second), w.Rate, warmSize)
+	s := fmt.Sprintf("%s at %s msgs/s of %s", units.Duration(w.Duration), units.Count(w.Rate), units.Size(warmSize))
 	if w.JITStart.OK() && w.JITEnd.OK() {
-		s += fmt.Sprintf(": each broker's JIT compiling %.2f s/s in the first 5 s, %.2f in the last", float64(w.JITStart), float64(w.JITEnd))
+		s += fmt.Sprintf(": each broker's JIT compiling %s s/s in the first 5 s, %s in the last", units.Short(float64(w.JITStart)), units.Short(float64(w.JITEnd)))
 	}
 	return s
 }

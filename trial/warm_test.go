@@ -53,7 +53,7 @@ func TestJITAt(t *testing.T) {
 		t.Errorf("no readings: %v, want missing", got)
 	}
 	w := Warmth{Rate: 6957, Duration: 30 * time.Second, JITStart: 1.03, JITEnd: 0.35}
-	if got, want := w.String(), "30s at 6957 msgs/s of 100 B: each broker's JIT compiling 1.03 s/s in the first 5 s, 0.35 in the last"; got != want {
+	if got, want := w.String(), "30 s at 6,957 msgs/s of 100 B: each broker's JIT compiling 1.03 s/s in the first 5 s, 0.35 in the last"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Sig formats v to n significant digits without an exponent, grouping thousands with commas:
@@ -180,4 +181,26 @@ func P(p float64) string {
 		return "<0.001"
 	}
 	return Sig(p, 2)
+}
+
+// Duration formats a span of time to the second as people say it: "45 s", "4 min 38 s",
+// "1 h 5 min" (to the minute from an hour up).
+func Duration(d time.Duration) string {
+	d = d.Round(time.Second)
+	if d >= time.Hour {
+		d = d.Round(time.Minute)
+		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+		if m == 0 {
+			return strconv.Itoa(h) + " h"
+		}
+		return strconv.Itoa(h) + " h " + strconv.Itoa(m) + " min"
+	}
+	m, s := int(d/time.Minute), int(d%time.Minute/time.Second)
+	switch {
+	case m == 0:
+		return strconv.Itoa(s) + " s"
+	case s == 0:
+		return strconv.Itoa(m) + " min"
+	}
+	return strconv.Itoa(m) + " min " + strconv.Itoa(s) + " s"
 }

@@ -3,6 +3,7 @@ package units
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 func TestSig(t *testing.T) {
@@ -73,6 +74,12 @@ func TestFormatters(t *testing.T) {
 		{"p small", P(0.0079), "0.0079"},
 		{"p tiny", P(0.00001), "<0.001"},
 		{"p one", P(1), "1.0"},
+		{"duration zero", Duration(0), "0 s"},
+		{"duration seconds", Duration(44600 * time.Millisecond), "45 s"},
+		{"duration minutes", Duration(4*time.Minute + 38*time.Second), "4 min 38 s"},
+		{"duration whole minutes", Duration(12 * time.Minute), "12 min"},
+		{"duration hours", Duration(65*time.Minute + 29*time.Second), "1 h 5 min"},
+		{"duration hours round up", Duration(2*time.Hour - 20*time.Second), "2 h"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

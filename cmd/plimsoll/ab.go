@@ -117,6 +117,7 @@ func (p *abPlan) command(hook *abHook, args []string, out io.Writer) *cobra.Comm
 	}
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	markArgErrorsAsUsage(cmd)
+	noteFormerNames(cmd)
 	cmd.SetArgs(args)
 	cmd.SetOut(out)
 	cmd.SetErr(out)

@@ -19,7 +19,7 @@ import (
 // judged overloaded or invalid; the driver keeps and compares such results, and so do these
 // tests.
 var abRun = []string{"run", "--rate", "500", "--message-size", "512", "--duration", "8s", "--warmup", "3s",
-	"--slo-p99-ms", "0", "--drain-timeout", "10s"}
+	"--slo-p99", "0", "--drain-timeout", "10s"}
 
 // abExperiment runs `compare --a A --b B --repeat N --out DIR -- run ...` and returns its
 // output and manifest.

@@ -171,7 +171,7 @@ func TestRunModestRateNoLoss(t *testing.T) {
 	// backlog acknowledged in the window would read as more than the target rate.
 	stdout, stderr, code := plimsoll(t, "run", "--cluster-dir", clusterDir, "--rate", "1000", "--message-size", "512",
 		"--duration", "15s", "--warmup", "10s", "--producer-prop", "acks=all", "--producer-prop", "enable.idempotence=true",
-		"--topic-prefix", prefix, "--out", out, "--slo-p99-ms", "0")
+		"--topic-prefix", prefix, "--out", out, "--slo-p99", "0")
 	if code != 0 && code != ExitOverloaded && code != ExitInvalid {
 		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -250,7 +250,7 @@ consumerConfig: |
 	out := t.TempDir()
 	// The file runs as OMB wrote it; only the window is shortened from the command line.
 	stdout, stderr, code := plimsoll(t, "run", "--cluster-dir", clusterDir, "--workload", wl, "--driver", drv, "--out", out,
-		"--slo-p99-ms", "0", "--duration", "12s", "--warmup", "3s")
+		"--slo-p99", "0", "--duration", "12s", "--warmup", "3s")
 	if code != 0 && code != ExitOverloaded && code != ExitInvalid {
 		t.Fatalf("OMB run: exit %d\n%s\n%s", code, stdout, stderr)
 	}

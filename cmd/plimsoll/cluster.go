@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -43,12 +42,7 @@ command returns; its state lives in --cluster-dir.`,
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&dir, "cluster-dir", localkafka.DefaultDir(), "`DIR` holding the cluster's state, configs, logs and data ($PLIMSOLL_CLUSTER_DIR); run and limit take the same flag")
 	pf.StringVar(&dir, "dir", localkafka.DefaultDir(), "the former name of --cluster-dir")
-	_ = pf.MarkHidden("dir") // still works; the note goes to stderr, never into --json output
-	cmd.PersistentPreRun = func(c *cobra.Command, _ []string) {
-		if c.Flags().Changed("dir") {
-			fmt.Fprintln(c.ErrOrStderr(), "note: --dir is the former name of --cluster-dir, as run and limit call it")
-		}
-	}
+	formerName(pf, "dir", "--dir is the former name of --cluster-dir, as run and limit call it")
 	cmd.AddCommand(newClusterUpCmd(&dir), newClusterStatusCmd(&dir), newClusterDownCmd(&dir), newClusterShapeCmd(&dir))
 	for _, f := range []struct{ use, short, example string }{
 		{"kill", "Kill one broker with SIGKILL (a crash); restart brings it back", "  plimsoll cluster kill 2"},
@@ -68,6 +62,7 @@ func interruptible() (context.Context, context.CancelFunc) {
 
 func newClusterUpCmd(dir *string) *cobra.Command {
 	uf := &clusterUpFlags{}
+	var om *outputMode
 	o := &uf.o
 	cmd := &cobra.Command{
 		Use:   "up",
@@ -105,10 +100,10 @@ beside it:
 			if err := trial.WarmLocal(ctx, w, uf.warm, cmd.ErrOrStderr()); err != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v; the cluster is up, but its first trials will measure brokers that are still compiling\n", err)
 			}
-			printStatus(cmd, c.Status())
-			return nil
+			return printStatus(cmd, c.Status(), om.json)
 		},
 	}
+	om = addOutputFlags(cmd, "the cluster as cluster status --json prints it (README)")
 	f := cmd.Flags()
 	f.IntVar(&o.Brokers, "brokers", 3, "number of brokers (the first 3 also form the KRaft controller quorum)")
 	f.StringVar(&o.KafkaVersion, "kafka-version", localkafka.DefaultKafkaVersion, "Apache Kafka release to run (3.3 or later; e.g. 4.1.0, 3.9.1)")
@@ -188,7 +183,7 @@ func clusterErr(err error) error {
 }
 
 func newClusterStatusCmd(dir *string) *cobra.Command {
-	var asJSON bool
+	var om *outputMode
 	cmd := &cobra.Command{
 		Use:     "status",
 		Short:   "Show the local cluster's brokers, addresses, metrics URLs and liveness",
@@ -199,27 +194,26 @@ func newClusterStatusCmd(dir *string) *cobra.Command {
 			if err != nil {
 				return clusterErr(err)
 			}
-			s := c.Status()
-			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(s)
-			}
-			printStatus(cmd, s)
-			return nil
+			return printStatus(cmd, c.Status(), om.json)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (schema in the README)")
+	om = addOutputFlags(cmd, "the brokers, addresses, metrics URLs, liveness and secure listeners (schema in the README)")
 	return cmd
 }
 
-func printStatus(cmd *cobra.Command, s localkafka.Status) {
+// printStatus prints the cluster's status as a table or, asJSON, as JSON.
+func printStatus(cmd *cobra.Command, s localkafka.Status, asJSON bool) error {
+	if asJSON {
+		return printJSON(cmd.OutOrStdout(), s)
+	}
 	report.ClusterStatus(cmd.OutOrStdout(), s)
+	return nil
 }
 
 func newClusterDownCmd(dir *string) *cobra.Command {
 	var keep bool
 	var timeout time.Duration
+	var om *outputMode
 	cmd := &cobra.Command{
 		Use:     "down",
 		Short:   "Stop every broker (SIGTERM, then SIGKILL after --timeout) and remove the data",
@@ -233,21 +227,41 @@ func newClusterDownCmd(dir *string) *cobra.Command {
 			if err != nil {
 				return clusterErr(err)
 			}
+			if om.json {
+				return printJSON(cmd.OutOrStdout(), clusterDown{Dir: c.Dir, Brokers: len(c.Brokers), KeptData: keep})
+			}
 			what := "removed its data"
 			if keep {
 				what = "kept its data"
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "stopped %d brokers in %s and %s\n", len(c.Brokers), c.Dir, what)
+			fmt.Fprintf(cmd.OutOrStdout(), "stopped %s in %s and %s\n", units.Plural(len(c.Brokers), "broker"), c.Dir, what)
 			return nil
 		},
 	}
+	om = addOutputFlags(cmd, `{"dir", "brokers": how many were stopped, "kept_data"}`)
 	cmd.Flags().BoolVar(&keep, "keep-data", false, "keep configs and data so that cluster up starts the same cluster again")
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "grace period for a controlled shutdown before SIGKILL")
 	return cmd
 }
 
+// clusterDown is `plimsoll cluster down --json`.
+type clusterDown struct {
+	Dir      string `json:"dir"`
+	Brokers  int    `json:"brokers"`
+	KeptData bool   `json:"kept_data"`
+}
+
+// brokerAction is the --json of a command acting on one broker (kill, pause, resume, restart,
+// shape): the broker, the action and, for shape, the NIC rate set.
+type brokerAction struct {
+	Broker         int32   `json:"broker"`
+	Action         string  `json:"action"`
+	NICBytesPerSec float64 `json:"nic_bytes_per_sec,omitempty"`
+}
+
 func newClusterFaultCmd(dir *string, use, short, example string) *cobra.Command {
-	return &cobra.Command{
+	var om *outputMode
+	cmd := &cobra.Command{
 		Use:     use + " BROKER_ID",
 		Short:   short,
 		Example: example,
@@ -276,14 +290,20 @@ func newClusterFaultCmd(dir *string, use, short, example string) *cobra.Command 
 			if err != nil {
 				return clusterErr(err)
 			}
+			if om.json {
+				return printJSON(cmd.OutOrStdout(), brokerAction{Broker: int32(id), Action: use})
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "broker %d: %s done\n", id, use)
 			return nil
 		},
 	}
+	om = addOutputFlags(cmd, `{"broker", "action"}`)
+	return cmd
 }
 
 func newClusterShapeCmd(dir *string) *cobra.Command {
-	return &cobra.Command{
+	var om *outputMode
+	cmd := &cobra.Command{
 		Use:     "shape BROKER_ID RATE",
 		Short:   "Change one broker's emulated NIC rate at run time (a slow broker)",
 		Example: "  plimsoll cluster shape 2 8Mbit/s",
@@ -307,8 +327,13 @@ func newClusterShapeCmd(dir *string) *cobra.Command {
 			if err := c.Shape(int32(id), rate); err != nil {
 				return usageErr(err)
 			}
+			if om.json {
+				return printJSON(cmd.OutOrStdout(), brokerAction{Broker: int32(id), Action: "shape", NICBytesPerSec: rate})
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "broker %d: NIC now %s per direction\n", id, units.FormatBits(rate))
 			return nil
 		},
 	}
+	om = addOutputFlags(cmd, `{"broker", "action": "shape", "nic_bytes_per_sec"}`)
+	return cmd
 }

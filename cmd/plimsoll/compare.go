@@ -51,7 +51,7 @@ in a rate or a limit, or in a latency percentile tested over repetitions; 0 othe
 
 func newCompareCmd() *cobra.Command {
 	o := compare.DefaultOptions
-	var asJSON bool
+	var om *outputMode
 	af := &abFlags{}
 	cmd := &cobra.Command{
 		Use:   "compare A B | compare --a ARM --b ARM [--repeat N] -- run|limit FLAGS",
@@ -70,7 +70,7 @@ func newCompareCmd() *cobra.Command {
 				if dash != 0 {
 					return usageErrf("with --a/--b, give the command after --, e.g. compare --a kafka=3.9.1 --b kafka=4.1.0 -- run --rate 5000 (result directories are not read then)")
 				}
-				return runAB(cmd, af, args, o, asJSON)
+				return runAB(cmd, af, args, o, om.json)
 			}
 			if len(args) != 2 {
 				return usageErrf("give two result locations A and B (accepts 2 arg(s), received %d), or --a/--b and a command after -- to run an A/B experiment", len(args))
@@ -83,14 +83,14 @@ func newCompareCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return compareSides(cmd, a, b, o, asJSON)
+			return compareSides(cmd, a, b, o, om.json)
 		},
 	}
 	f := cmd.Flags()
 	f.Float64Var(&o.Threshold, "threshold", o.Threshold, "the smallest change, as a fraction of A, that counts as a difference (0.05 = 5%)")
 	f.Float64Var(&o.Alpha, "alpha", o.Alpha, "significance level of the tests; intervals are at 1 - alpha")
 	f.BoolVar(&o.Force, "force", false, "compare results of different workloads, listing the differences")
-	f.BoolVar(&asJSON, "json", false, "print the comparison as JSON")
+	om = addOutputFlags(cmd, "the comparison (docs/compare.md); with --a/--b the same, also written to --out's compare.json")
 	f.StringVar(&af.a, "a", "", "A/B driver: arm A, key=value,... (kafka=, jdk=, listener=, sasl=, brokers=, heap=, nic=, message-size=, broker:P=, producer:P=, consumer:P=); '' = defaults")
 	f.StringVar(&af.b, "b", "", "A/B driver: arm B, as --a")
 	f.IntVar(&af.repeat, "repeat", 1, "A/B driver: repetitions per arm, each on a fresh cluster (4 or more for tests over repetitions)")

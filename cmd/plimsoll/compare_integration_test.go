@@ -17,7 +17,7 @@ func TestCompareSameWorkload(t *testing.T) {
 	for _, prefix := range []string{"plimsoll-it-compare-a-", "plimsoll-it-compare-b-"} {
 		out := t.TempDir()
 		_, stderr, code := plimsoll(t, "run", "--cluster-dir", clusterDir, "--rate", "1000", "--message-size", "512",
-			"--duration", "10s", "--warmup", "4s", "--topic-prefix", prefix, "--out", out, "--slo-p99-ms", "0",
+			"--duration", "10s", "--warmup", "4s", "--topic-prefix", prefix, "--out", out, "--slo-p99", "0",
 			"--drain-timeout", "10s")
 		if code != 0 && code != ExitOverloaded && code != ExitInvalid {
 			t.Fatalf("run: exit %d\n%s", code, stderr)

@@ -208,7 +208,7 @@ func TestFlagHelpGroups(t *testing.T) {
 		byHead map[string]string // a flag -> the title it must follow (and be the last title before it)
 	}{
 		{"run", map[string]string{"--rate MSGS/S": "Workload flags", "--bootstrap HOST": "Target flags", "--tls-ca FILE": "Security flags",
-			"--slo-p99-ms MS": "Criteria flags", "--out DIR": "\nFlags:"}},
+			"--slo-p99 DURATION": "Criteria flags", "--out DIR": "\nFlags:"}},
 		{"limit", map[string]string{"--producers N": "Workload flags", "--sasl-user USER": "Security flags",
 			"--min-achieved FRACTION": "Criteria flags", "--tolerance FRACTION": "\nFlags:"}},
 	} {
@@ -245,5 +245,16 @@ func TestClusterDirAliasNoteOnStderr(t *testing.T) {
 	}
 	if _, _, code := runCLI(t, "cluster", "down", "--cluster-dir", dir); code != ExitUsage {
 		t.Errorf("cluster down --cluster-dir: exit %d, want 2", code)
+	}
+}
+
+// --consumer-groups defaults differ on purpose (model: none unless given; run and limit: 1, to
+// measure end-to-end latency and loss), and model's help says so.
+func TestConsumerGroupsDefaultsExplained(t *testing.T) {
+	model, _, _ := runCLI(t, "model", "--help")
+	run, _, _ := runCLI(t, "run", "--help")
+	if !strings.Contains(model, "none unless given, while run and limit read with 1") || !strings.Contains(run, "--consumer-groups N") ||
+		!strings.Contains(run, "(default 1)") {
+		t.Errorf("model --help does not say why its --consumer-groups default differs from run's:\n%s", model)
 	}
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -25,10 +26,10 @@ var flagArgs = map[string]string{
 	"sasl-mechanism": "MECHANISM", "sasl-user": "USER", "sasl-password-env": "VAR", "metrics-url": "ID=URL",
 	"cluster-dir": "DIR", "nic": "RATE", "disk-write": "RATE", "disk-read": "RATE",
 	// the criteria
-	"min-achieved": "FRACTION", "max-lag-growth": "FRACTION", "min-replicated": "FRACTION", "slo-p99-ms": "MS",
-	"min-handler-idle": "FRACTION", "max-isr-share": "FRACTION", "client-max-schedule-delay-ms": "MS",
-	"client-max-cpu": "FRACTION", "client-max-late-ms": "MS", "client-starved-wait": "SECONDS",
-	"client-min-wait": "SECONDS", "client-sched-p99-ms": "MS", "max-buffer-full-share": "FRACTION",
+	"min-achieved": "FRACTION", "max-lag-growth": "FRACTION", "min-replicated": "FRACTION", "slo-p99": "DURATION", "slo-p99-ms": "MS",
+	"min-handler-idle": "FRACTION", "max-isr-share": "FRACTION", "client-max-schedule-delay": "DURATION", "client-max-schedule-delay-ms": "MS",
+	"client-max-cpu": "FRACTION", "client-max-late": "DURATION", "client-max-late-ms": "MS", "client-starved-wait": "SECONDS",
+	"client-min-wait": "SECONDS", "client-sched-p99": "DURATION", "client-sched-p99-ms": "MS", "max-buffer-full-share": "FRACTION",
 	"host-busy": "FRACTION", "host-ours-share": "FRACTION", "min-bottleneck-utilisation": "FRACTION",
 	"link-drops-per-sec": "N", "link-retrans-per-sec": "N", "client-window-share": "FRACTION",
 	"client-full-batch-share": "FRACTION",
@@ -106,10 +107,14 @@ func inGroup(fs *pflag.FlagSet, group string) func() {
 // groupFlagHelp makes c's help (and its subcommands') list grouped flags under their group's
 // title, the rest under "Flags:"; a command without groups reads as cobra's default.
 func groupFlagHelp(c *cobra.Command) {
-	cobra.AddTemplateFunc("groupedFlagUsages", groupedFlagUsages)
+	addTemplateFunc.Do(func() { cobra.AddTemplateFunc("groupedFlagUsages", groupedFlagUsages) })
 	const local = "Flags:\n{{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}"
 	c.SetUsageTemplate(strings.Replace(c.UsageTemplate(), local, "{{groupedFlagUsages .LocalFlags | trimTrailingWhitespaces}}", 1))
 }
+
+// addTemplateFunc registers the template function once: cobra keeps it in a global map, which
+// commands built at the same time (parallel tests) would otherwise write together.
+var addTemplateFunc sync.Once
 
 func groupedFlagUsages(fs *pflag.FlagSet) string {
 	sets := map[string]*pflag.FlagSet{}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/plimsoll/plimsoll/localkafka"
 	"github.com/plimsoll/plimsoll/target"
@@ -15,6 +16,7 @@ import (
 	"github.com/plimsoll/plimsoll/units"
 	"github.com/plimsoll/plimsoll/verdict"
 	"github.com/plimsoll/plimsoll/workload"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -272,16 +274,16 @@ func addCriteriaFlags(fs *pflag.FlagSet) *verdict.Criteria {
 	fs.Float64Var(&c.MinAchieved, "min-achieved", c.MinAchieved, "overloaded when produced msgs/s fall below this share of the target (0 = off)")
 	fs.Float64Var(&c.MaxLagGrowth, "max-lag-growth", c.MaxLagGrowth, "overloaded when consumer backlog grows faster than this share of the rate per second (0 = off)")
 	fs.Float64Var(&c.MinReplicated, "min-replicated", c.MinReplicated, "overloaded when the followers fetch less than this share of what the leaders appended (replication falls behind; 0 = off)")
-	fs.Float64Var(&c.PublishP99SLOMs, "slo-p99-ms", c.PublishP99SLOMs, "overloaded when p99 publish latency exceeds this many ms (0 = off)")
+	msFlag(fs, &c.PublishP99SLOMs, "slo-p99", "overloaded when p99 publish latency exceeds this, e.g. 1s or 250ms (0 = off)")
 	fs.Float64Var(&c.MinHandlerIdle, "min-handler-idle", c.MinHandlerIdle, "overloaded when a broker's request handlers are idle less than this share (0 = off)")
 	fs.Float64Var(&c.MaxISRShare, "max-isr-share", c.MaxISRShare, "overloaded when ISR changes or under-replication occur in more than this share of seconds (0 = off)")
 	fs.BoolVar(&c.ProduceErrors, "fail-on-produce-errors", c.ProduceErrors, "overloaded on any failed produce")
-	fs.Float64Var(&c.ScheduleP99Ms, "client-max-schedule-delay-ms", c.ScheduleP99Ms, "invalid (client-bound) when the generator's p99 schedule delay exceeds this many ms while its buffers had room (0 = off)")
+	msFlag(fs, &c.ScheduleP99Ms, "client-max-schedule-delay", "invalid (client-bound) when the generator's p99 schedule delay exceeds this while its buffers had room (0 = off)")
 	fs.Float64Var(&c.ClientMaxCPU, "client-max-cpu", c.ClientMaxCPU, "invalid (client-bound) when plimsoll uses more than this share of its usable cores (0 = off)")
-	fs.Float64Var(&c.ClientMaxLateMs, "client-max-late-ms", c.ClientMaxLateMs, "invalid (client-bound) when the p99 schedule delay exceeds this many ms with buffers free, whatever the run-queue wait (0 = off)")
+	msFlag(fs, &c.ClientMaxLateMs, "client-max-late", "invalid (client-bound) when the p99 schedule delay exceeds this with buffers free, whatever the run-queue wait (0 = off)")
 	fs.Float64Var(&c.ClientStarvedWait, "client-starved-wait", c.ClientStarvedWait, "a smaller lateness is client-bound only if plimsoll's threads waited for a CPU at least this many seconds per CPU second")
 	fs.Float64Var(&c.ClientMinWaitS, "client-min-wait", c.ClientMinWaitS, "... and at least this many seconds per second")
-	fs.Float64Var(&c.ClientSchedP99Ms, "client-sched-p99-ms", c.ClientSchedP99Ms, "invalid (client-bound) when plimsoll's goroutines wait longer than this for a Go scheduler thread (p99 over the window, ms; 0 = off)")
+	msFlag(fs, &c.ClientSchedP99Ms, "client-sched-p99", "invalid (client-bound) when plimsoll's goroutines wait longer than this for a Go scheduler thread (p99 over the window; 0 = off)")
 	fs.Float64Var(&c.MaxBufferFullShare, "max-buffer-full-share", c.MaxBufferFullShare, "a late generator that waited for buffer space more than this share of the window was held back by the cluster, not short of CPU")
 	fs.Float64Var(&c.HostBusy, "host-busy", c.HostBusy, "a co-located host busier than this share is saturated: by the brokers (overloaded) or by other processes (invalid); 0 = off")
 	fs.Float64Var(&c.HostOursShare, "host-ours-share", c.HostOursShare, "a saturated host is busy with other processes when the brokers and plimsoll use less than this share of its busy cores")
@@ -308,15 +310,82 @@ func checkCriteria(c *verdict.Criteria) error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"--client-max-schedule-delay-ms", c.ScheduleP99Ms}, {"--client-max-late-ms", c.ClientMaxLateMs}, {"--client-sched-p99-ms", c.ClientSchedP99Ms},
-		{"--client-starved-wait", c.ClientStarvedWait}, {"--client-min-wait", c.ClientMinWaitS},
+	}{{"--client-starved-wait", c.ClientStarvedWait}, {"--client-min-wait", c.ClientMinWaitS},
 		{"--link-drops-per-sec", c.LinkDropsPerSec}, {"--link-retrans-per-sec", c.LinkRetransPerSec}} {
 		if f.v < 0 {
 			return usageErrf("%s %v: give a positive number, or 0", f.name, f.v)
 		}
 	}
-	if c.PublishP99SLOMs < 0 {
-		return usageErrf("--slo-p99-ms %v: give a positive number of milliseconds, or 0 for no SLO", c.PublishP99SLOMs)
+	for _, f := range []struct {
+		name string
+		ms   float64
+	}{{"--slo-p99", c.PublishP99SLOMs}, {"--client-max-schedule-delay", c.ScheduleP99Ms}, {"--client-max-late", c.ClientMaxLateMs}, {"--client-sched-p99", c.ClientSchedP99Ms}} {
+		if f.ms < 0 { // only through a former name: the durations refuse it as they are parsed
+			return usageErrf("%s %s: give a positive duration, e.g. 250ms, or 0 to switch it off", f.name, msString(f.ms))
+		}
 	}
 	return nil
+}
+
+// msDuration is a latency criterion given as a duration (1s, 250ms) and kept in milliseconds,
+// the unit the criteria record (verdict.Criteria's *_ms fields).
+type msDuration struct{ ms *float64 }
+
+func msString(ms float64) string { return time.Duration(ms * float64(time.Millisecond)).String() }
+
+func (d msDuration) String() string { return msString(*d.ms) }
+func (d msDuration) Type() string   { return "duration" }
+func (d msDuration) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	switch {
+	case err != nil && strings.Contains(err.Error(), "missing unit"):
+		return fmt.Errorf("a duration needs a unit: %sms or %ss, say (0 switches it off)", s, s)
+	case err != nil:
+		return fmt.Errorf("give a duration such as 1s or 250ms (0 switches it off)")
+	case v < 0:
+		return fmt.Errorf("give a positive duration such as 250ms, or 0 to switch it off")
+	}
+	*d.ms = float64(v) / float64(time.Millisecond)
+	return nil
+}
+
+// msFlag registers a latency criterion as the duration flag name and, hidden, under its former
+// name name-ms, which took a number of milliseconds and still does (with a note on stderr).
+func msFlag(fs *pflag.FlagSet, ms *float64, name, usage string) {
+	fs.Var(msDuration{ms}, name, usage)
+	old := name + "-ms"
+	fs.Float64Var(ms, old, *ms, "the former name of --"+name+", in milliseconds")
+	formerName(fs, old, fmt.Sprintf("--%s is the former name of --%s, which takes a duration: --%s 250 is --%s 250ms", old, name, old, name))
+}
+
+// formerKey is the pflag annotation of a flag kept under its former name: the note to print
+// when it is given.
+const formerKey = "plimsoll_former"
+
+// formerName hides the flag old, kept so that scripts still work, and notes it on stderr when
+// given (noteFormerNames).
+func formerName(fs *pflag.FlagSet, old, note string) {
+	_ = fs.MarkHidden(old)
+	_ = fs.SetAnnotation(old, formerKey, []string{note})
+}
+
+// noteFormerNames makes every runnable command under c print, before it runs, a note on stderr
+// for each former flag name given: on stderr, so that it never lands in --json output.
+func noteFormerNames(c *cobra.Command) {
+	if c.Runnable() {
+		prev := c.PreRun
+		c.PreRun = func(cmd *cobra.Command, args []string) {
+			if prev != nil {
+				prev(cmd, args) // --quiet's streams first: the note is one it lets through
+			}
+			cmd.Flags().Visit(func(f *pflag.Flag) {
+				if note := f.Annotations[formerKey]; len(note) > 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", note[0])
+				}
+			})
+		}
+	}
+	for _, sub := range c.Commands() {
+		noteFormerNames(sub)
+	}
 }

@@ -32,6 +32,7 @@ type limitFlags struct {
 	brokersDown           string
 	resume, noReport      bool
 	noHold                bool
+	output                *outputMode
 }
 
 func newLimitCmd() *cobra.Command { return newLimitCmdFor(nil) }
@@ -76,6 +77,7 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 	f.BoolVar(&lf.noReport, "no-report", false, "do not write index.html at the end")
 	f.DurationVar(&lf.hold, "hold", 0, "measured window of the confirmation of each size's safe rate (default twice --trial-duration)")
 	f.BoolVar(&lf.noHold, "no-hold", false, "report safe rates without holding them again for a confirmation")
+	lf.output = addOutputFlags(cmd, "schema "+report.SearchSchema+": the settings, each size's boundary and the recommendation (README)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		job, err := lf.job(cmd.Flags(), wf)
 		if err != nil {
@@ -106,7 +108,7 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 		if err != nil {
 			return lf.searchErr(err, ctx.Err() != nil, tf)
 		}
-		return lf.report(cmd.OutOrStdout(), sf)
+		return lf.report(cmd.OutOrStdout(), stderr, sf)
 	}
 	return cmd
 }
@@ -182,24 +184,29 @@ func zeroFlags(fs *pflag.FlagSet, names ...string) error {
 	return nil
 }
 
-// progress prints a line per finished trial and, on a terminal, a live line per second.
+// progress prints a line per finished trial and, on a terminal, a live line per second, each
+// with the time the search has left (limit.ETA).
 func (lf *limitFlags) progress(j *limit.Job, stderr io.Writer) {
 	tty := isTTY(stderr)
 	var cur limit.Progress
+	eta := &limit.ETA{}
 	if tty {
 		total := (j.Base.Spec.Warmup + j.Base.Spec.Duration).Seconds()
 		j.Base.Load.Progress = func(s loadgen.Second) {
-			fmt.Fprintf(stderr, "\r\033[K%s", report.TrialProgress(cur, s, total))
+			left, _ := eta.Left(cur)
+			fmt.Fprintf(stderr, "\r\033[K%s", report.TrialProgress(cur, s, total, left))
 		}
 	}
 	j.Search.Logf = func(format string, args ...any) { fmt.Fprintf(stderr, "warning: "+format+"\n", args...) }
 	j.Search.Progress = func(p limit.Progress) {
 		cur = p
+		eta.Observe(p)
 		if tty {
 			fmt.Fprint(stderr, "\r\033[K")
 		}
 		if p.Done {
-			fmt.Fprintln(stderr, report.SearchProgress(p))
+			left, _ := eta.Left(p)
+			fmt.Fprintln(stderr, report.SearchProgress(p, left))
 		}
 	}
 }
@@ -226,21 +233,30 @@ func (lf *limitFlags) searchErr(err error, interrupted bool, tf *targetFlags) er
 	return err
 }
 
-// report prints the search's report and writes index.html.
-func (lf *limitFlags) report(w io.Writer, sf *results.SearchFile) error {
+// report prints the search's report and writes index.html; with --json it writes the page
+// first, so the document can name it.
+func (lf *limitFlags) report(w, stderr io.Writer, sf *results.SearchFile) error {
 	for _, warn := range sf.Warnings {
-		fmt.Fprintf(os.Stderr, "warning: %v\n", warn)
+		fmt.Fprintf(stderr, "warning: %v\n", warn)
 	}
-	if err := report.Text(w, sf); err != nil {
-		return err
+	if !lf.output.json {
+		if err := report.Text(w, sf); err != nil {
+			return err
+		}
 	}
-	if lf.noReport {
-		return nil
+	page := ""
+	if !lf.noReport {
+		if err := report.WriteDir(lf.out, sf); err != nil {
+			return fmt.Errorf("writing the report: %w", err)
+		}
+		page = filepath.Join(lf.out, "index.html")
 	}
-	if err := report.WriteDir(lf.out, sf); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
+	if lf.output.json {
+		return report.SearchJSON(w, sf, page)
 	}
-	fmt.Fprintf(w, "\nreport: %s\n", filepath.Join(lf.out, "index.html"))
+	if page != "" {
+		fmt.Fprintf(w, "\nreport: %s\n", page)
+	}
 	return nil
 }
 

@@ -22,7 +22,8 @@ func init() { subcommands = append(subcommands, newModelCmd) }
 
 func newModelCmd() *cobra.Command {
 	var file, against, calibration string
-	var asJSON, explain bool
+	var explain bool
+	var om *outputMode
 	cmd := &cobra.Command{
 		Use:   "model",
 		Short: "Size a Kafka cluster: per-broker load, bottleneck, produce ceiling, partitions, headroom",
@@ -46,18 +47,18 @@ MiB = 2^20 B, Mbit = 10^6 bits. The model and its assumptions are in docs/model.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if against != "" {
-				return runAgainst(cmd, against, asJSON)
+				return runAgainst(cmd, against, om.json)
 			}
 			if calibration != "" {
-				return runCalibration(cmd, calibration, asJSON)
+				return runCalibration(cmd, calibration, om.json)
 			}
-			return runModel(cmd, file, asJSON, explain)
+			return runModel(cmd, file, om.json, explain)
 		},
 	}
 	f := cmd.Flags()
 	f.SortFlags = false
 	f.StringVarP(&file, "file", "f", "", "read inputs from a YAML `FILE` whose keys are these flag names; flags override it")
-	f.BoolVar(&asJSON, "json", false, "print the result as JSON (schema "+modelSchema+", see docs/model.md)")
+	om = addOutputFlags(cmd, "schema "+modelSchema+", "+sizingSchema+" without --brokers, or --against's or --calibration's document (docs/model.md)")
 	f.BoolVar(&explain, "explain", false, "show the formula behind each figure")
 	f.StringVar(&against, "against", "", "compare the model with a run's measured per-broker traffic: a `DIR` written by plimsoll run --out")
 	f.StringVar(&calibration, "calibration", "", "predict where p99 publish latency reaches the SLO on the cluster of a limit search, `DIR` written by plimsoll limit --out (with --message-size: at that size)")

@@ -175,7 +175,7 @@ func herokuSearch(t *testing.T, dir, sizes string) map[int]float64 {
 	t.Helper()
 	out := t.TempDir()
 	_, stderr, code := plimsoll(t, "limit", "--cluster-dir", dir, "--message-sizes", sizes, "--consumer-groups", "0",
-		"--producer-prop", "acks=1", "--producer-prop", "linger.ms=5", "--slo-p99-ms", "0",
+		"--producer-prop", "acks=1", "--producer-prop", "linger.ms=5", "--slo-p99", "0",
 		"--tolerance", "0.01", "--growth", "1.1", "--trial-duration", "10s", "--warmup", "4s", "--drain-timeout", "5s",
 		"--no-hold", "--no-report", "--out", out) // the check repeats each search instead of holding
 	if code != 0 {

@@ -19,6 +19,7 @@ func init() { subcommands = append(subcommands, newReportCmd) }
 
 func newReportCmd() *cobra.Command {
 	var text bool
+	var om *outputMode
 	cmd := &cobra.Command{
 		Use:   "report DIR | report FILE.json",
 		Short: "Render a limit search's, an A/B experiment's or an OMB result file's results as a self-contained HTML report",
@@ -39,6 +40,10 @@ The HTML needs no network to view.`,
 		Example: "  plimsoll report plimsoll-limit\n  plimsoll report --text lim1\n  plimsoll report plimsoll-ab\n  plimsoll report kafka-omb-result.json",
 		Args:    argsNamed(1, "DIR", "the directory a limit search or an A/B experiment wrote (plimsoll limit --out DIR, plimsoll compare --a/--b --out DIR), or an OMB result file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if text && om.json {
+				return usageErrf("--text and --json are two renderings of the report: give one of them")
+			}
+			text = text || om.json
 			dir := args[0]
 			if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 				return reportFile(cmd.OutOrStdout(), dir, text)
@@ -46,7 +51,7 @@ The HTML needs no network to view.`,
 			store := filepath.Join(dir, "results.jsonl")
 			if _, err := os.Stat(store); errors.Is(err, os.ErrNotExist) {
 				if _, err := os.Stat(filepath.Join(dir, arms.ManifestFile)); err == nil {
-					return reportAB(cmd.OutOrStdout(), dir, text)
+					return reportAB(cmd.OutOrStdout(), dir, text, om.json)
 				}
 				return usageErrf("%s not found, nor %s: give a directory written by plimsoll limit --out or by plimsoll compare --a/--b --out",
 					store, filepath.Join(dir, arms.ManifestFile))
@@ -61,7 +66,10 @@ The HTML needs no network to view.`,
 			for _, w := range sf.Warnings {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v\n", w)
 			}
-			if text {
+			switch {
+			case om.json:
+				return report.SearchJSON(cmd.OutOrStdout(), sf, "")
+			case text:
 				return report.Text(cmd.OutOrStdout(), sf)
 			}
 			if err := report.WriteDir(dir, sf); err != nil {
@@ -72,15 +80,19 @@ The HTML needs no network to view.`,
 		},
 	}
 	cmd.Flags().BoolVar(&text, "text", false, "print the report as text instead")
+	om = addOutputFlags(cmd, "instead of writing the page: a search's as limit --json prints it (schema "+report.SearchSchema+"), an A/B experiment's comparison as compare --json")
 	return cmd
 }
 
-// reportAB renders the A/B experiment in dir: its page, or with text the driver's output.
-// Results that cannot be read are bad input (exit 2).
-func reportAB(w io.Writer, dir string, text bool) error {
+// reportAB renders the A/B experiment in dir: its page, or with text the driver's output, or
+// with asJSON its comparison. Results that cannot be read are bad input (exit 2).
+func reportAB(w io.Writer, dir string, text, asJSON bool) error {
 	r, err := report.LoadAB(dir)
 	if err != nil {
 		return usageErr(err)
+	}
+	if asJSON {
+		return report.CompareJSON(w, r.Comparison)
 	}
 	if text {
 		return report.ABText(w, r)

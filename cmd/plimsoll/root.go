@@ -32,6 +32,8 @@ whether a change made it slower. It can start a real local Apache Kafka cluster 
 		root.AddCommand(mk())
 	}
 	markArgErrorsAsUsage(root)
+	noteFormerNames(root)
+	registerCompletions(root)
 	guardGroups(root)
 	typePlaceholders(root)
 	groupFlagHelp(root)

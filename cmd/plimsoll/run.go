@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -36,9 +35,9 @@ Topics are named with --topic-prefix, created by the run and deleted after it.`
 // newRunCmdFor is `plimsoll run`, steered by the A/B driver when ab is not nil.
 func newRunCmdFor(ab *abHook) *cobra.Command {
 	var (
-		out, prefix  string
-		keep, asJSON bool
-		drain        time.Duration
+		out, prefix string
+		keep        bool
+		drain       time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -59,7 +58,7 @@ func newRunCmdFor(ab *abHook) *cobra.Command {
 	f.StringVar(&prefix, "topic-prefix", "", "prefix of the run's topics and groups (default plimsoll-<run id>-); plimsoll never touches other topics")
 	f.BoolVar(&keep, "keep-topics", false, "keep the run's topics afterwards")
 	f.DurationVar(&drain, "drain-timeout", loadgen.DefaultDrainTimeout, "how long consumers may take to catch up after the window before unseen messages count")
-	f.BoolVar(&asJSON, "json", false, "print result.json to stdout instead of the summary")
+	om := addOutputFlags(cmd, "result.json (schema in the README) instead of the summary")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		cfg, err := runConfig(wf, crit, prefix, cmd.ErrOrStderr())
 		if err != nil {
@@ -85,7 +84,7 @@ func newRunCmdFor(ab *abHook) *cobra.Command {
 		if err != nil {
 			return runErr(err)
 		}
-		if err := writeRun(cmd.OutOrStdout(), res, out, asJSON); err != nil {
+		if err := writeRun(cmd.OutOrStdout(), res, out, om.json); err != nil {
 			return err
 		}
 		return verdictExit(res.Verdict)
@@ -135,9 +134,7 @@ func writeRun(w io.Writer, res *results.Trial, out string, asJSON bool) error {
 		}
 	}
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return printJSON(w, res)
 	}
 	if err := report.RunSummary(w, res); err != nil {
 		return err

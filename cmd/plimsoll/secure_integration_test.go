@@ -85,7 +85,7 @@ func TestSecureListeners(t *testing.T) {
 	}
 
 	load := []string{"--rate", "300", "--message-size", "256", "--duration", "4s", "--warmup", "1s",
-		"--replication-factor", "1", "--producer-prop", "acks=all", "--producer-prop", "enable.idempotence=true", "--slo-p99-ms", "0"}
+		"--replication-factor", "1", "--producer-prop", "acks=all", "--producer-prop", "enable.idempotence=true", "--slo-p99", "0"}
 	good := []struct {
 		name string
 		args []string

@@ -154,7 +154,7 @@ func TestModelAgainstMeasured(t *testing.T) {
 				// keys the sticky partitioner favours some brokers over a short window.
 				_, stderr, code := plimsoll(t, "run", "--cluster-dir", clusterDir, "--rate", "1500", "--message-size", "1000",
 					"--keys", "round-robin", "--replication-factor", rf, "--consumer-groups", groups, "--duration", "12s", "--warmup", "4s",
-					"--out", out, "--slo-p99-ms", "0", "--drain-timeout", "10s")
+					"--out", out, "--slo-p99", "0", "--drain-timeout", "10s")
 				if code != 0 && code != ExitOverloaded && code != ExitInvalid {
 					t.Fatalf("run: exit %d\n%s", code, stderr)
 				}

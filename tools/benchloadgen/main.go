@@ -319,7 +319,7 @@ func plimsollRun(bin, bootstrap string, rate, seconds int) (measured, error) {
 	args := []string{"run", "--bootstrap", bootstrap, "--rate", strconv.Itoa(rate), "--message-size", strconv.Itoa(recordSize),
 		"--payload", "random", "--keys", "none", "--duration", fmt.Sprintf("%ds", seconds), "--warmup", "0s", "--consumer-groups", "0",
 		"--partitions", strconv.Itoa(partitions), "--replication-factor", "1",
-		"--out", out, "--slo-p99-ms", "0", "--min-achieved", "0"}
+		"--out", out, "--slo-p99", "0", "--min-achieved", "0"}
 	cmd := exec.Command(bin, append(args, propArgs("--producer-prop")...)...)
 	if goMaxProcs > 0 {
 		cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(goMaxProcs))
