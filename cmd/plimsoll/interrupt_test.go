@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,7 +22,7 @@ import (
 // TestInterruptibleSignals: SIGINT and SIGTERM end an interruptible context with the signal as
 // its cause, and an interruption exits 130 and 143.
 func TestInterruptibleSignals(t *testing.T) {
-	t.Cleanup(func() { caught.Store(nil) })
+	guardSignals(t)
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		code int
@@ -54,7 +55,7 @@ func TestInterruptibleSignals(t *testing.T) {
 // against a fake cluster) exits 130, keeps the repetition's partial result marked interrupted,
 // records the interruption in the manifest, runs no further repetition and leaves no topic.
 func TestABInterrupted(t *testing.T) {
-	t.Cleanup(func() { caught.Store(nil) })
+	guardSignals(t)
 	c, err := kfake.NewCluster(kfake.NumBrokers(1))
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +85,14 @@ func TestABInterrupted(t *testing.T) {
 	noTopicsLeft(t, c.ListenAddrs())
 }
 
+// guardSignals keeps a signal the test sends itself from ending the test binary should it
+// arrive when no interruptible context listens (the command already returned).
+func guardSignals(t *testing.T) {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	t.Cleanup(func() { signal.Stop(ch); caught.Store(nil) })
+}
+
 // interruptWhenLoaded sends this process sig once a topic exists, after wait.
 func interruptWhenLoaded(t *testing.T, adm *kadm.Client, wait time.Duration, sig syscall.Signal) {
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
@@ -102,7 +111,7 @@ func interruptWhenLoaded(t *testing.T, adm *kadm.Client, wait time.Duration, sig
 // TestRunInterruptedFake: SIGTERM in the window of `plimsoll run` against a fake cluster exits
 // 143 and writes result.json marked interrupted, its verdict invalid, and leaves no topic.
 func TestRunInterruptedFake(t *testing.T) {
-	t.Cleanup(func() { caught.Store(nil) })
+	guardSignals(t)
 	c, err := kfake.NewCluster(kfake.NumBrokers(1))
 	if err != nil {
 		t.Fatal(err)
