@@ -13,5 +13,7 @@
 // Every finished trial is appended to a results file (package results) as it finishes, and the
 // search is deterministic given its options and the trials' outcomes, so an interrupted search
 // can be resumed: it replays its own steps and takes each outcome from the file instead of
-// running the trial again. See docs/limit.md for the algorithm, its trial bound and its output.
+// running the trial again. A trial interrupted in its window keeps its partial figures in a
+// directory of its own (Runner, InterruptedError), never in the results file, so a resumed
+// search runs it again. See docs/limit.md for the algorithm, its trial bound and its output.
 package limit

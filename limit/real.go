@@ -2,6 +2,7 @@ package limit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -47,17 +48,14 @@ func (r *Runner) Trial(ctx context.Context, req Request) (*results.Trial, error)
 	t, err := trial.Run(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, err
+			return nil, r.interrupted(n, req, t, err)
 		}
 		// A trial that could not run (set-up failed, a broker gone) says nothing about this
 		// rate: the search retries it once, then moves on.
 		return failed(fmt.Errorf("trial failed: %w", err)), nil
 	}
 	if r.TrialsDir != "" {
-		name := fmt.Sprintf("%d-%dB-%s", n, size, strconv.FormatFloat(rate, 'f', 0, 64))
-		if req.Hold {
-			name += "-hold"
-		}
+		name := r.dirName(n, req)
 		if err := results.WriteTrialDir(filepath.Join(r.TrialsDir, name), t); err != nil {
 			return nil, fmt.Errorf("writing trial %d: %w", n, err)
 		}
@@ -65,3 +63,39 @@ func (r *Runner) Trial(ctx context.Context, req Request) (*results.Trial, error)
 	}
 	return t, nil
 }
+
+// dirName names the directory of the process's n-th trial.
+func (r *Runner) dirName(n int64, req Request) string {
+	name := fmt.Sprintf("%d-%dB-%s", n, req.Size, strconv.FormatFloat(req.Rate, 'f', 0, 64))
+	if req.Hold {
+		name += "-hold"
+	}
+	return name
+}
+
+// interrupted keeps what an interrupted trial measured in a directory of its own, marked
+// interrupted (never in the results file: a resumed search runs the trial again), and returns
+// err saying where it is.
+func (r *Runner) interrupted(n int64, req Request, t *results.Trial, err error) error {
+	if t == nil || t.Window.MeasuredSeconds <= 0 || r.TrialsDir == "" {
+		return fmt.Errorf("%w (before its window began; nothing of it kept)", err)
+	}
+	dir := filepath.Join(r.TrialsDir, r.dirName(n, req)+"-interrupted")
+	if werr := results.WriteTrialDir(dir, t); werr != nil {
+		return errors.Join(err, fmt.Errorf("writing the interrupted trial: %w", werr))
+	}
+	return &InterruptedError{Dir: dir, Err: err}
+}
+
+// InterruptedError is a trial interrupted in its window whose partial figures were kept in Dir.
+type InterruptedError struct {
+	Dir string // the trial's directory, its result.json marked interrupted
+	Err error  // wraps loadgen.ErrInterrupted
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("%v; what it measured is in %s, marked interrupted, and not used by the search", e.Err, e.Dir)
+}
+
+// Unwrap lets errors.Is find loadgen.ErrInterrupted and the context's error.
+func (e *InterruptedError) Unwrap() error { return e.Err }

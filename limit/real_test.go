@@ -1,9 +1,20 @@
 package limit
 
 import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/trial"
+	"github.com/plimsoll/plimsoll/verdict"
 	"github.com/plimsoll/plimsoll/workload"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // TestTrialBatchSizeIsRunsRule: the batch.size limit's model assumes for a size is the one the
@@ -29,5 +40,86 @@ func TestTrialBatchSizeIsRunsRule(t *testing.T) {
 				t.Errorf("size %d: the trial's record lacks batch.size", size)
 			}
 		}
+	}
+}
+
+// TestTrialInterrupted: a trial interrupted in its window keeps what it measured in a directory
+// of its own, marked interrupted and judged invalid, and leaves no topic behind; one interrupted
+// before its window keeps nothing.
+func TestTrialInterrupted(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		phase  string // cancel at the first second of this phase
+		warmup time.Duration
+		kept   bool
+	}{
+		{"in the window", loadgen.PhaseMeasure, time.Second, true},
+		{"in the warm-up", loadgen.PhaseWarmup, 3 * time.Second, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			where := fakeWhere(t, 1)
+			spec := workload.Default()
+			spec.ReplicationFactor, spec.Warmup, spec.Duration = 1, tt.warmup, time.Minute
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			r := &Runner{Base: trial.Config{Spec: spec, Target: where.Target, NoProbe: true, KafkaVersion: "fake"},
+				TrialsDir: filepath.Join(t.TempDir(), "trials"), SearchID: "lint"}
+			r.Base.Load.Progress = func(s loadgen.Second) {
+				if s.Phase == tt.phase {
+					cancel()
+				}
+			}
+			_, err := r.Trial(ctx, Request{Size: 100, Rate: 200})
+			if !errors.Is(err, loadgen.ErrInterrupted) {
+				t.Fatalf("err = %v, want ErrInterrupted", err)
+			}
+			var ie *InterruptedError
+			if got := errors.As(err, &ie); got != tt.kept {
+				t.Fatalf("kept = %v, want %v: %v", got, tt.kept, err)
+			}
+			noTopics(t, where)
+			entries, _ := os.ReadDir(r.TrialsDir)
+			if !tt.kept {
+				if len(entries) != 0 {
+					t.Errorf("an interruption before the window left %v", entries)
+				}
+				return
+			}
+			if filepath.Base(ie.Dir) != "1-100B-200-interrupted" {
+				t.Errorf("kept in %s", ie.Dir)
+			}
+			got, err := results.LoadTrialDir(ie.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.Interrupted || got.Verdict.State != verdict.Invalid || got.Verdict.Reasons[0].Criterion != verdict.CritInterrupted {
+				t.Errorf("interrupted %v, verdict %+v", got.Interrupted, got.Verdict)
+			}
+			if got.Window.MeasuredSeconds <= 0 || got.Window.MeasuredSeconds >= 60 {
+				t.Errorf("measured %v s of a 60 s window", got.Window.MeasuredSeconds)
+			}
+		})
+	}
+}
+
+// noTopics fails t when the cluster holds a topic or a group.
+func noTopics(t *testing.T, w *trial.Where) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(w.Target.Bootstrap...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ts, err := adm.ListTopics(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, err := adm.ListGroups(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) > 0 || len(gs) > 0 {
+		t.Errorf("left behind: topics %v, groups %v", ts.Names(), gs.Groups())
 	}
 }

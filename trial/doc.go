@@ -4,4 +4,8 @@
 //
 // It sits between loadgen, probe and verdict (which know nothing of each other) and the
 // commands and the search that use all three, so the composition is written once.
+//
+// A trial interrupted while its load runs (its context cancelled) is still judged from what it
+// measured: its record is marked interrupted and its verdict invalid, so whoever keeps it cannot
+// mistake it for a finished trial.
 package trial

@@ -3,6 +3,7 @@ package trial
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"time"
 
@@ -35,7 +36,9 @@ type Config struct {
 
 // Run executes one trial. The probe runs for the whole trial; the USE table, the per-process
 // CPU, the brokers' traffic and the verdict are drawn from the measured window only (warm-up and
-// drain excluded).
+// drain excluded). When ctx ends while the load runs, Run returns the partial trial (its record
+// marked interrupted, its verdict invalid) with an error wrapping loadgen.ErrInterrupted; when it
+// ends before the load started, no trial.
 func Run(ctx context.Context, cfg Config) (*results.Trial, error) {
 	opts := cfg.Load
 	if opts.RunID == "" {
@@ -63,6 +66,10 @@ func Run(ctx context.Context, cfg Config) (*results.Trial, error) {
 		series = p.Stop()
 	}
 	if err != nil {
+		if lr != nil && errors.Is(err, loadgen.ErrInterrupted) {
+			// What it measured before the interruption, marked interrupted and judged invalid.
+			return judge(lr, series, cfg, version), err
+		}
 		return nil, err
 	}
 	return judge(lr, series, cfg, version), nil

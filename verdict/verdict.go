@@ -37,6 +37,7 @@ const (
 	CritNoData      = "no-data"
 	CritHostCPU     = "host-cpu"
 	CritHostNoise   = "host-noise"
+	CritInterrupted = "interrupted"
 )
 
 // Criteria are the thresholds a run is judged by. A zero threshold switches its criterion off;
@@ -206,8 +207,18 @@ func Judge(in Input, c Criteria) Verdict {
 	default:
 		v.State = OK
 	}
+	if in.Run.Interrupted {
+		v.State = Invalid
+		v.Reasons = append([]Reason{{Criterion: CritInterrupted, Text: interruptedText(in.Run)}}, v.Reasons...)
+	}
 	v.Ceiling = ceilingState(v)
 	return v
+}
+
+// interruptedText says how much of its window an interrupted run measured.
+func interruptedText(r *loadgen.Result) string {
+	return fmt.Sprintf("the run was interrupted after %s s of its %s s window; its figures cover only that part",
+		units.Short(r.Window.MeasuredSeconds), units.Short(r.Config.Spec.Duration.Seconds()))
 }
 
 // overloadBottleneck is an overloaded trial's bottleneck: evidence about the broker the failing

@@ -280,6 +280,11 @@ func TestJudge(t *testing.T) {
 			crit: func(c *Criteria) { c.ClientWindowShare = 0 }, want: Overloaded, reasons: []string{CritShortfall}},
 		{name: "no-probe", in: Input{Run: run(1000, 1000, 20)}, want: OK},
 		{name: "no-result", in: Input{}, want: Invalid, reasons: []string{CritNoData}},
+		{name: "interrupted", in: Input{Run: func() *loadgen.Result {
+			r := run(1000, 1000, 8)
+			r.Interrupted, r.Window.MeasuredSeconds, r.Config.Spec.Duration = true, 8, 20*time.Second
+			return r
+		}(), Series: series(8, nil)}, want: Invalid, reasons: []string{CritInterrupted}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -54,7 +54,7 @@ func runAB(cmd *cobra.Command, af *abFlags, args []string, o compare.Options, as
 			return werr
 		}
 		if ctx.Err() != nil {
-			return withHint(fmt.Errorf("interrupted in %s; the clusters are down, finished repetitions are in %s", st.Dir, p.out), "run the experiment again with another --out")
+			return interruptedErr(ctx, fmt.Sprintf("interrupted in %s; the clusters are down, finished repetitions are in %s", st.Dir, p.out), "run the experiment again with another --out")
 		}
 		if err != nil {
 			return prefixErr(st.Dir, err)

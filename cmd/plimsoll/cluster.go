@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/plimsoll/plimsoll/report"
@@ -53,11 +50,6 @@ command returns; its state lives in --cluster-dir.`,
 		cmd.AddCommand(newClusterFaultCmd(&dir, f.use, f.short, f.example))
 	}
 	return cmd
-}
-
-// interruptible returns a context cancelled by Ctrl-C or SIGTERM.
-func interruptible() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 func newClusterUpCmd(dir *string) *cobra.Command {

@@ -5,12 +5,14 @@ import "fmt"
 // Exit codes, documented in the README. A failed verdict has its own code (k6 style), distinct
 // from a usage error and from a failure of plimsoll itself.
 const (
-	ExitOK         = 0 // success
-	ExitError      = 1 // plimsoll or the cluster failed (I/O, broker did not start, ...)
-	ExitUsage      = 2 // bad input: flags, files, values; nothing was changed
-	ExitOverloaded = 3 // the run finished but its verdict was "overloaded"
-	ExitInvalid    = 4 // the run finished but its verdict was "invalid" (e.g. client-bound)
-	ExitSlower     = 5 // compare found B significantly and practically slower than A
+	ExitOK         = 0   // success
+	ExitError      = 1   // plimsoll or the cluster failed (I/O, broker did not start, ...)
+	ExitUsage      = 2   // bad input: flags, files, values; nothing was changed
+	ExitOverloaded = 3   // the run finished but its verdict was "overloaded"
+	ExitInvalid    = 4   // the run finished but its verdict was "invalid" (e.g. client-bound)
+	ExitSlower     = 5   // compare found B significantly and practically slower than A
+	ExitSIGINT     = 130 // interrupted by SIGINT (Ctrl-C): finished work kept, the run's topics deleted
+	ExitSIGTERM    = 143 // interrupted by SIGTERM: the same
 )
 
 // cliError carries an exit code and an optional hint to main.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -94,7 +95,7 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 			return nil
 		}
 		if err := job.CheckStore(); err != nil { // before a cluster is started or --out made
-			return lf.searchErr(err, false, tf)
+			return lf.searchErr(context.Background(), err, tf)
 		}
 		stderr := cmd.ErrOrStderr()
 		ctx, cancel := interruptible()
@@ -106,7 +107,7 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 		lf.progress(&job, stderr)
 		sf, err := limit.Run(ctx, job)
 		if err != nil {
-			return lf.searchErr(err, ctx.Err() != nil, tf)
+			return lf.searchErr(ctx, err, tf)
 		}
 		return lf.report(cmd.OutOrStdout(), stderr, sf)
 	}
@@ -212,11 +213,12 @@ func (lf *limitFlags) progress(j *limit.Job, stderr io.Writer) {
 }
 
 // searchErr words a failed search for the command line.
-func (lf *limitFlags) searchErr(err error, interrupted bool, tf *targetFlags) error {
+func (lf *limitFlags) searchErr(ctx context.Context, err error, tf *targetFlags) error {
 	store := filepath.Join(lf.out, limit.StoreName)
 	switch {
-	case interrupted:
-		return withHint(fmt.Errorf("search interrupted; finished trials are in %s", store), "continue it with: plimsoll limit --out "+lf.out+" --resume (and the same settings)")
+	case ctx.Err() != nil:
+		return interruptedErr(ctx, fmt.Sprintf("%v; the trials that finished are in %s", err, store),
+			"continue it with: plimsoll limit --out "+lf.out+" --resume (and the same settings); it runs the interrupted trial again")
 	case errors.Is(err, limit.ErrStoreInUse):
 		return usageErrf("%s already holds a search: continue it with --resume, or pick another --out", store)
 	case errors.Is(err, limit.ErrNothingToResume):

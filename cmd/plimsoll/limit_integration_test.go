@@ -4,10 +4,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -57,6 +59,7 @@ func TestLimitSearchAndResume(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGKILL)
 	<-exited
 	before := trialsIn(store)
+	kept := finishedLines(t, store)
 
 	// Resume to the end.
 	res := exec.Command(bin, append(args, "--resume")...)
@@ -103,6 +106,30 @@ func TestLimitSearchAndResume(t *testing.T) {
 	if stored := trialsIn(store); stored != used {
 		t.Errorf("the store holds %d trials but the points used %d: finished trials were re-run or lost", stored, used)
 	}
+	// Every record finished before the kill is still there, unchanged and first; no trial ran
+	// twice (a re-run is a second record of the same size, rate and hold).
+	after := finishedLines(t, store)
+	if len(after) < len(kept) || !slices.Equal(after[:len(kept)], kept) {
+		t.Errorf("the %d records finished before the kill are not the first of the resumed file", len(kept))
+	}
+	seen := map[string]int{}
+	for _, tr := range sf.Trials {
+		key := fmt.Sprintf("%d B at %v msgs/s, hold %v", tr.Step.Size, tr.Step.Rate, tr.Step.Hold)
+		if seen[key]++; seen[key] > 1 && tr.Step.Attempt == 1 {
+			t.Errorf("trial %s stored twice", key)
+		}
+	}
+}
+
+// finishedLines are the complete lines of a results file (a line cut by a kill has no newline).
+func finishedLines(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	return lines[:len(lines)-1]
 }
 
 // checkPoint asserts what a search promises of one limit of a boundary point: a safe rate held by

@@ -13,7 +13,11 @@ import (
 func main() {
 	root := newRootCmd()
 	err := root.Execute()
-	os.Exit(exitCode(err, os.Stderr))
+	code := exitCode(err, os.Stderr)
+	if sig := caught.Load(); sig != nil {
+		code = signalExit(*sig) // whatever path the command took after the signal
+	}
+	os.Exit(code)
 }
 
 // exitCode prints err (with its hint, if any) and maps it to the documented exit code.

@@ -13,6 +13,7 @@ import (
 	"github.com/plimsoll/plimsoll/report"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/trial"
+	"github.com/plimsoll/plimsoll/units"
 	"github.com/plimsoll/plimsoll/verdict"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -81,6 +82,9 @@ func newRunCmdFor(ab *abHook) *cobra.Command {
 		defer release(tgt, stderr)
 		cfg.Target, cfg.KafkaVersion, cfg.Probe = tgt.Target, tgt.KafkaVersion(), tgt.ProbeConfig()
 		res, err := runTrial(ctx, cfg, stderr)
+		if errors.Is(err, loadgen.ErrInterrupted) || interruptedBy(ctx) != nil {
+			return runInterrupted(ctx, cmd.OutOrStdout(), res, out, om.json)
+		}
 		if err != nil {
 			return runErr(err)
 		}
@@ -143,6 +147,27 @@ func writeRun(w io.Writer, res *results.Trial, out string, asJSON bool) error {
 		fmt.Fprintf(w, "\nwrote %s/result.json, timeline.csv, histograms.hlog, probe.json\n", out)
 	}
 	return nil
+}
+
+// runInterrupted keeps what an interrupted run measured: its result (marked interrupted) is
+// written and summarised when its window had begun; otherwise it says nothing was kept.
+func runInterrupted(ctx context.Context, w io.Writer, res *results.Trial, out string, asJSON bool) error {
+	const hint = "run it again; its topics and groups were deleted"
+	if res == nil || res.Window.MeasuredSeconds <= 0 {
+		return interruptedErr(ctx, "interrupted before the measured window began: nothing was measured, nothing kept", hint)
+	}
+	if err := writeRun(w, res, out, asJSON); err != nil {
+		return err
+	}
+	where := "the summary above"
+	switch {
+	case out != "":
+		where = out + "/result.json"
+	case asJSON:
+		where = "the JSON above"
+	}
+	return interruptedErr(ctx, fmt.Sprintf("interrupted after %s s of the %s s window: what it measured is in %s, marked interrupted",
+		units.Short(res.Window.MeasuredSeconds), units.Short(res.Config.Spec.Duration.Seconds()), where), hint)
 }
 
 // verdictExit maps a verdict to the documented exit codes, silently: the summary said it.

@@ -1,0 +1,355 @@
+//go:build integration
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/plimsoll/plimsoll/localkafka"
+	"github.com/plimsoll/plimsoll/results"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// fixtureTopic is a topic plimsoll did not create: its name, partitions and non-default configs.
+type fixtureTopic struct {
+	name       string
+	partitions int32
+	rf         int16
+	configs    map[string]string
+}
+
+// prefixFixtures are topics plimsoll must leave alone: names that begin like its own without
+// being a run's prefix (plimsoll-<run id>-), one of another run of the plimsoll- family, and
+// unrelated ones, some with non-default partitions, replication and configs.
+var prefixFixtures = []fixtureTopic{
+	{"plimsoll", 3, 1, map[string]string{"retention.ms": "3600000"}},
+	{"plimsoll-", 1, 1, nil},
+	{"plimsollx-a", 2, 2, nil},
+	{"plimsoll_foo", 4, 1, map[string]string{"cleanup.policy": "compact", "segment.bytes": "1048576"}},
+	{"plimsoll.bar", 1, 1, nil},
+	{"Plimsoll-A", 1, 1, nil},
+	{"xplimsoll-a", 1, 1, nil},
+	{"plimsoll-someone-else-t0", 2, 1, map[string]string{"max.message.bytes": "200000"}},
+	{"app.orders", 6, 3, map[string]string{"min.insync.replicas": "2", "retention.bytes": "10485760"}},
+}
+
+// prefixGroups are consumer groups with committed offsets plimsoll must leave alone.
+var prefixGroups = []string{"plimsoll", "plimsoll-someone-else-g0", "plimsollx-g", "app-consumers"}
+
+// TestInterruptAndPrefixSafety runs, with the real binary on the shared cluster, a `run`, a
+// short `limit` and two runs interrupted in their window (SIGINT and SIGTERM), and checks that
+// topics and groups plimsoll did not create (near-miss names among them) keep their list,
+// partitions, configs, log end offsets and committed offsets; that the interrupted runs exit
+// 130 and 143 with result.json marked interrupted; and that the cluster they found running
+// still runs.
+func TestInterruptAndPrefixSafety(t *testing.T) {
+	c := up(t)
+	began := time.Now()
+	defer func() { t.Logf("%s without the cluster's start", time.Since(began).Round(time.Second)) }()
+	bin := plimsollBinary(t)
+	adm, cl := admin(t, c.Bootstrap())
+	makeFixtures(t, adm, cl)
+	before := snapshot(t, adm)
+	checkFixtures(t, before)
+
+	dir := t.TempDir()
+	common := []string{"--cluster-dir", clusterDir, "--rate", "200", "--message-size", "100", "--warmup", "1s", "--drain-timeout", "5s"}
+	var wg sync.WaitGroup
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			interruptedRun(t, bin, adm, sig, filepath.Join(dir, sig.String()), common)
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		args := append([]string{"run", "--duration", "3s", "--out", filepath.Join(dir, "run")}, common...)
+		if out, code := runBinary(bin, args...); code != ExitOK && code != ExitOverloaded && code != ExitInvalid {
+			t.Errorf("run: exit %d\n%s", code, out)
+		}
+	}()
+	args := []string{"limit", "--cluster-dir", clusterDir, "--message-sizes", "100", "--min-rate", "150", "--max-rate", "200", "--tolerance", "0.5",
+		"--trial-duration", "2s", "--warmup", "1s", "--drain-timeout", "5s", "--slo-p99-ms", "0", "--no-hold", "--no-report",
+		"--out", filepath.Join(dir, "limit")}
+	if out, code := runBinary(bin, args...); code != ExitOK {
+		t.Errorf("limit: exit %d\n%s", code, out)
+	}
+	wg.Wait()
+
+	if after := snapshot(t, adm); !maps.Equal(before, after) {
+		for _, k := range slices.Sorted(maps.Keys(mergeKeys(before, after))) {
+			if before[k] != after[k] {
+				t.Errorf("%s: %q before, %q after", k, before[k], after[k])
+			}
+		}
+	}
+	if st, err := localkafka.Open(clusterDir); err != nil || st.Stopped {
+		t.Errorf("the cluster the commands found running is not running any more: %v", err)
+	}
+}
+
+// interruptedRun starts a run with its own prefix, sends it sig once its window has begun, and
+// checks its exit code and its result, marked interrupted.
+func interruptedRun(t *testing.T, bin string, adm *kadm.Client, sig syscall.Signal, out string, common []string) {
+	prefix := fmt.Sprintf("plimsoll-it17%s-", strings.ToLower(sig.String()[:4]))
+	cmd := exec.Command(bin, append([]string{"run", "--duration", "60s", "--topic-prefix", prefix, "--out", out}, common...)...)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Error(err)
+		return
+	}
+	// 500 messages at 200 msg/s: past the 1 s warm-up and about 1.5 s into the window.
+	if !waitForMessages(adm, prefix, 500, 2*time.Minute) {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Errorf("%v: no 500 messages in %s* within 2 minutes:\n%s", sig, prefix, log.String())
+		return
+	}
+	start := time.Now()
+	cmd.Process.Signal(sig)
+	cmd.Wait()
+	want := map[syscall.Signal]int{syscall.SIGINT: ExitSIGINT, syscall.SIGTERM: ExitSIGTERM}[sig]
+	if code := cmd.ProcessState.ExitCode(); code != want {
+		t.Errorf("%v: exit %d, want %d\n%s", sig, code, want, log.String())
+	}
+	t.Logf("%v: exited %s after the signal", sig, time.Since(start).Round(100*time.Millisecond))
+	res, err := results.LoadTrialDir(out)
+	if err != nil {
+		t.Errorf("%v: %v\n%s", sig, err, log.String())
+		return
+	}
+	if !res.Interrupted || res.Window.MeasuredSeconds <= 0 || res.Window.MeasuredSeconds >= 60 || res.Counts.Acked == 0 {
+		t.Errorf("%v: interrupted %v, measured %v s, acked %d", sig, res.Interrupted, res.Window.MeasuredSeconds, res.Counts.Acked)
+	}
+}
+
+// waitForMessages waits until the topics starting with prefix hold n messages.
+func waitForMessages(adm *kadm.Client, prefix string, n int64, timeout time.Duration) bool {
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		ts, err := adm.ListTopics(context.Background())
+		if err != nil {
+			continue
+		}
+		var ours []string
+		for _, name := range ts.Names() {
+			if strings.HasPrefix(name, prefix) {
+				ours = append(ours, name)
+			}
+		}
+		if len(ours) == 0 {
+			continue
+		}
+		ends, err := adm.ListEndOffsets(context.Background(), ours...)
+		if err != nil {
+			continue
+		}
+		var sum int64
+		ends.Each(func(o kadm.ListedOffset) { sum += max(o.Offset, 0) })
+		if sum >= n {
+			return true
+		}
+	}
+	return false
+}
+
+// runBinary runs the binary to its end and returns its output and exit code.
+func runBinary(bin string, args ...string) (string, int) {
+	cmd := exec.Command(bin, args...)
+	out, _ := cmd.CombinedOutput()
+	return string(out), cmd.ProcessState.ExitCode()
+}
+
+var (
+	buildOnce sync.Once
+	built     string
+	buildErr  error
+)
+
+// plimsollBinary is bin/plimsoll when make built it, else a binary built once for the tests.
+func plimsollBinary(t *testing.T) string {
+	t.Helper()
+	if bin, err := filepath.Abs("../../bin/plimsoll"); err == nil {
+		if _, err := os.Stat(bin); err == nil {
+			return bin
+		}
+	}
+	buildOnce.Do(func() {
+		built = filepath.Join(filepath.Dir(clusterDir), "plimsoll")
+		out, err := exec.Command("go", "build", "-o", built, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return built
+}
+
+// admin is an admin client of the cluster whose metadata is at most 100 ms old.
+func admin(t *testing.T, bootstrap string) (*kadm.Client, *kgo.Client) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...), kgo.MetadataMinAge(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return kadm.NewClient(cl), cl
+}
+
+// makeFixtures creates the fixture topics with a few records each and commits offsets for the
+// fixture groups; t's clean-up deletes them.
+func makeFixtures(t *testing.T, adm *kadm.Client, cl *kgo.Client) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var names []string
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		adm.DeleteGroups(ctx, prefixGroups...)
+		adm.DeleteTopics(ctx, names...)
+	})
+	for _, f := range prefixFixtures {
+		cfg := map[string]*string{}
+		for k, v := range f.configs {
+			cfg[k] = kadm.StringPtr(v)
+		}
+		if _, err := adm.CreateTopic(ctx, f.partitions, f.rf, cfg, f.name); err != nil {
+			t.Fatalf("creating fixture %s: %v", f.name, err)
+		}
+		names = append(names, f.name)
+	}
+	for _, n := range names {
+		for i := range 5 {
+			r := &kgo.Record{Topic: n, Key: []byte(fmt.Sprint(i)), Value: []byte("fixture")}
+			if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
+				t.Fatalf("producing to %s: %v", n, err)
+			}
+		}
+	}
+	ends, err := adm.ListEndOffsets(ctx, names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range prefixGroups {
+		offs := kadm.Offsets{}
+		ends.Each(func(o kadm.ListedOffset) {
+			if o.Offset > 0 && (int(o.Partition)+i)%2 == 0 { // each group a different subset
+				offs.AddOffset(o.Topic, o.Partition, o.Offset-1, -1)
+			}
+		})
+		resp, err := adm.CommitOffsets(ctx, g, offs)
+		if err == nil {
+			err = resp.Error()
+		}
+		if err != nil {
+			t.Fatalf("committing offsets for %s: %v", g, err)
+		}
+	}
+}
+
+// snapshot is the cluster's topics (partitions, replication, every config with its source, log
+// end offsets but those of internal topics) and groups (committed offsets), one entry per fact.
+func snapshot(t *testing.T, adm *kadm.Client) map[string]string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s := map[string]string{}
+	td, err := adm.ListTopicsWithInternal(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var user []string
+	for _, d := range td.Sorted() {
+		rf := 0
+		if p, ok := d.Partitions[0]; ok {
+			rf = len(p.Replicas)
+		}
+		s["topic "+d.Topic] = fmt.Sprintf("%d partitions, rf %d, internal %v", len(d.Partitions), rf, d.IsInternal)
+		if !d.IsInternal {
+			user = append(user, d.Topic)
+		}
+	}
+	cfgs, err := adm.DescribeTopicConfigs(ctx, td.Names()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range cfgs {
+		for _, c := range rc.Configs {
+			s["config "+rc.Name+" "+c.Key] = fmt.Sprintf("%s (%v)", c.MaybeValue(), c.Source)
+		}
+	}
+	ends, err := adm.ListEndOffsets(ctx, user...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends.Each(func(o kadm.ListedOffset) {
+		s[fmt.Sprintf("end %s/%d", o.Topic, o.Partition)] = fmt.Sprint(o.Offset, o.Err)
+	})
+	groups, err := adm.ListGroups(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range groups.Groups() {
+		offs, err := adm.FetchOffsets(ctx, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s["group "+g] = "exists"
+		offs.Each(func(o kadm.OffsetResponse) {
+			s[fmt.Sprintf("committed %s %s/%d", g, o.Topic, o.Partition)] = fmt.Sprint(o.At, o.Err)
+		})
+	}
+	return s
+}
+
+// checkFixtures fails t unless the snapshot holds what makeFixtures made: each topic with its
+// partitions and non-default configs, and committed offsets of each group.
+func checkFixtures(t *testing.T, s map[string]string) {
+	t.Helper()
+	for _, f := range prefixFixtures {
+		if got, want := s["topic "+f.name], fmt.Sprintf("%d partitions, rf %d, internal false", f.partitions, f.rf); got != want {
+			t.Errorf("fixture %s: %q, want %q", f.name, got, want)
+		}
+		for k, v := range f.configs {
+			if got := s["config "+f.name+" "+k]; !strings.HasPrefix(got, v+" ") {
+				t.Errorf("fixture %s: %s = %q, want %s", f.name, k, got, v)
+			}
+		}
+	}
+	for _, g := range prefixGroups {
+		n := 0
+		for k := range s {
+			if strings.HasPrefix(k, "committed "+g+" ") {
+				n++
+			}
+		}
+		if n == 0 {
+			t.Errorf("fixture group %s has no committed offsets", g)
+		}
+	}
+}
+
+// mergeKeys is the union of two snapshots' keys.
+func mergeKeys(a, b map[string]string) map[string]string {
+	m := maps.Clone(a)
+	maps.Copy(m, b)
+	return m
+}
