@@ -84,7 +84,7 @@ func TestInterruptAndPrefixSafety(t *testing.T) {
 		}
 	}()
 	args := []string{"limit", "--cluster-dir", clusterDir, "--message-sizes", "100", "--min-rate", "150", "--max-rate", "200", "--tolerance", "0.5",
-		"--trial-duration", "2s", "--warmup", "1s", "--drain-timeout", "5s", "--slo-p99-ms", "0", "--no-hold", "--no-report",
+		"--trial-duration", "2s", "--warmup", "1s", "--drain-timeout", "5s", "--slo-p99", "0", "--no-hold", "--no-report",
 		"--out", filepath.Join(dir, "limit")}
 	if out, code := runBinary(bin, args...); code != ExitOK {
 		t.Errorf("limit: exit %d\n%s", code, out)
