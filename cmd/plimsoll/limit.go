@@ -12,6 +12,7 @@ import (
 	"github.com/plimsoll/plimsoll/limit"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/model/input"
+	"github.com/plimsoll/plimsoll/promexport"
 	"github.com/plimsoll/plimsoll/report"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/target"
@@ -61,6 +62,7 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 	tf := addTargetFlags(cmd.Flags())
 	tf.ab = ab
 	crit := addCriteriaFlags(cmd.Flags())
+	mf := addMetricsFlags(cmd.Flags())
 	lf := &limitFlags{}
 	f := cmd.Flags()
 	f.StringVar(&lf.sizes, "message-sizes", "100,1000,10000", "message `SIZES` to search, comma-separated bytes as --message-size takes them, e.g. 100,1KiB,10000")
@@ -95,13 +97,18 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 			return lf.searchErr(err, false, tf)
 		}
 		stderr := cmd.ErrOrStderr()
+		exp, stopMetrics, err := mf.open(stderr, tf.ab)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
 		ctx, cancel := interruptible()
 		defer cancel()
 		if job.Where, err = tf.resolve(ctx, stderr); err != nil {
 			return err
 		}
 		defer release(job.Where, stderr)
-		lf.progress(&job, stderr)
+		lf.progress(&job, stderr, exp)
 		sf, err := limit.Run(ctx, job)
 		if err != nil {
 			return lf.searchErr(err, ctx.Err() != nil, tf)
@@ -182,8 +189,9 @@ func zeroFlags(fs *pflag.FlagSet, names ...string) error {
 	return nil
 }
 
-// progress prints a line per finished trial and, on a terminal, a live line per second.
-func (lf *limitFlags) progress(j *limit.Job, stderr io.Writer) {
+// progress prints a line per finished trial and, on a terminal, a live line per second; it
+// feeds exp (nil: no endpoint) each trial's seconds, start and verdict.
+func (lf *limitFlags) progress(j *limit.Job, stderr io.Writer, exp *promexport.Exporter) {
 	tty := isTTY(stderr)
 	var cur limit.Progress
 	if tty {
@@ -193,8 +201,15 @@ func (lf *limitFlags) progress(j *limit.Job, stderr io.Writer) {
 		}
 	}
 	j.Search.Logf = func(format string, args ...any) { fmt.Fprintf(stderr, "warning: "+format+"\n", args...) }
+	exp.Feed(&j.Base.Load)
 	j.Search.Progress = func(p limit.Progress) {
 		cur = p
+		switch {
+		case !p.Done:
+			exp.Trial(p.Trial, p.Size, p.Rate)
+		case !p.Reused:
+			exp.Done(p.Result)
+		}
 		if tty {
 			fmt.Fprint(stderr, "\r\033[K")
 		}
