@@ -30,6 +30,7 @@ type collector struct {
 	timeline  []Second
 	log       hdr.IntervalLog // this run's seconds, for histograms.hlog
 	maxFlight int64
+	liveBuf   Live // handed to Options.Live each second
 }
 
 // counters are cumulative counts read at an instant.

@@ -38,6 +38,10 @@
 // the window, whenever they were acknowledged or consumed, over the window's length; only the
 // per-second timeline counts by arrival.
 //
+// Once a second the run hands Options.Progress that second's figures and Options.Live the run as
+// it stands (the second, the counts by window, the measured histograms so far), for a live view
+// such as plimsoll's Prometheus endpoint; both are read on the run's own goroutine.
+//
 // Whether the generator kept up is part of the result (ClientSignals): messages left unsent,
 // the schedule delay, the time producers waited for buffer space (the cluster acknowledging too
 // slowly) versus the time records waited for acknowledgement, and this process's CPU.

@@ -227,10 +227,7 @@ func (r *runner) stop(x *execution, st *execState) {
 	x.stopProds()
 	<-x.prodsDone
 	x.c.closeConsumers()
-	last := x.col.tick(clk.Now(), st.phase)
-	if r.opts.Progress != nil {
-		r.opts.Progress(last)
-	}
+	r.report(x, x.col.tick(clk.Now(), st.phase))
 	if st.startK.t == 0 {
 		st.startK = st.endK
 	}

@@ -157,10 +157,7 @@ func (r *runner) second(x *execution, st *execState, now, next int64) int64 {
 	if now < next {
 		return next
 	}
-	s := x.col.tick(now, st.phase)
-	if r.opts.Progress != nil {
-		r.opts.Progress(s)
-	}
+	r.report(x, x.col.tick(now, st.phase))
 	for next <= now {
 		next += int64(time.Second)
 	}

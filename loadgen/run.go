@@ -61,6 +61,10 @@ type Options struct {
 	PacingTick time.Duration
 	// Progress, when set, is called once a second with that second's figures.
 	Progress func(Second)
+	// Live, when set, is called once a second after Progress with the run as it stands: that
+	// second, the counts and the measured window's histograms so far (Live). It runs on the
+	// run's own goroutine, so it must return quickly and copy what it keeps.
+	Live func(*Live)
 	// Clock is the run's time base; default pace.NewClock(). Tests may pass their own.
 	Clock pace.Clock
 	// Seed makes payloads and keys reproducible; default derived from RunID.

@@ -64,9 +64,12 @@ func TestRunAgainstKfake(t *testing.T) {
 	tgt, adm := fakeCluster(t, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var seconds int
+	var seconds, lives int
+	var last Live
+	var lastPub int64
 	res, err := Run(ctx, smallSpec(), tgt, Options{RunID: "kfaketest", DrainTimeout: 10 * time.Second,
-		Progress: func(Second) { seconds++ }})
+		Progress: func(Second) { seconds++ },
+		Live:     func(l *Live) { lives, last, lastPub = lives+1, *l, l.Publish.Count() }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,8 +126,32 @@ func TestRunAgainstKfake(t *testing.T) {
 	if res.Config.ClientProps.Producer.Props["linger.ms"] != "5" {
 		t.Errorf("effective producer props %v", res.Config.ClientProps.Producer.Props)
 	}
+	checkLive(t, res, last, lastPub, lives, seconds)
 	checkResultJSON(t, res)
 	checkNoTopics(t, adm, "plimsoll-kfaketest-")
+}
+
+// checkLive checks the last second Options.Live saw against the run's Result: its counts are
+// the Result's but for those known only at the end, its histograms the Result's.
+func checkLive(t *testing.T, res *Result, last Live, lastPub int64, lives, seconds int) {
+	t.Helper()
+	if lives != seconds || last.RunID != res.RunID || last.Second != res.Timeline[len(res.Timeline)-1] {
+		t.Errorf("live called %d times (progress %d), last for run %q second %+v", lives, seconds, last.RunID, last.Second)
+	}
+	for _, c := range []struct {
+		name      string
+		live, res Counts
+	}{{"measured", last.Measured, res.Counts}, {"excluded", last.Excluded, res.ExcludedCounts}} {
+		want := c.res
+		want.Lost, want.Unconsumed, want.InFlightAtEnd = 0, 0, 0
+		if c.live != want {
+			t.Errorf("%s: live counts %+v\n want the result's %+v but lost, unconsumed, in flight", c.name, c.live, want)
+		}
+	}
+	if lastPub != res.Latency.Publish.Count || last.Publish != res.Histograms.Publish || last.EndToEnd != res.Histograms.EndToEnd ||
+		last.ScheduleDelay != res.Histograms.ScheduleDelay {
+		t.Errorf("live publish histogram held %d values, the result's %d; live histograms must be the result's", lastPub, res.Latency.Publish.Count)
+	}
 }
 
 // checkNoTopics checks that no topic with the run's prefix is left.

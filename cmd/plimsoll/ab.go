@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/arms"
+	"github.com/plimsoll/plimsoll/promexport"
 	"github.com/spf13/cobra"
 )
 
@@ -37,12 +38,15 @@ type abPlan struct {
 	repeat int
 	out    string
 	warm   time.Duration // each fresh cluster's JIT warm-up
+	// metrics is the experiment's Prometheus endpoint (--metrics-listen); nil when off.
+	metrics *promexport.Exporter
 }
 
 // abOwned are the flags of run and limit the driver sets itself for each repetition.
 var abOwned = map[string]string{"out": "each repetition writes to --out DIR/a-N or DIR/b-N of compare",
 	"cluster-dir": "each repetition runs on a fresh cluster of its own", "json": "compare prints the comparison; --json on compare prints it as JSON",
-	"resume": "each repetition is a new search"}
+	"resume":         "each repetition is a new search",
+	"metrics-listen": "give --metrics-listen to compare: its endpoint serves every repetition", "metrics-linger": "give --metrics-linger to compare"}
 
 // plan checks the flags, the arms and the command, and makes the experiment's plan.
 func (af *abFlags) plan(args []string) (*abPlan, error) {

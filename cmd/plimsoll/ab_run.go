@@ -21,7 +21,7 @@ import (
 
 // runAB runs the experiment: every check first, then the repetitions in interleaved order, each
 // on a fresh cluster brought down afterwards, then the comparison of the two sides.
-func runAB(cmd *cobra.Command, af *abFlags, args []string, o compare.Options, asJSON bool) error {
+func runAB(cmd *cobra.Command, af *abFlags, mf *metricsFlags, args []string, o compare.Options, asJSON bool) error {
 	if err := o.Check(); err != nil {
 		return usageErr(err)
 	}
@@ -38,6 +38,12 @@ func runAB(cmd *cobra.Command, af *abFlags, args []string, o compare.Options, as
 	if err := p.check(ctx, stderr); err != nil {
 		return err
 	}
+	exp, stopMetrics, err := mf.open(stderr, nil)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	p.metrics = exp
 	if err := os.MkdirAll(p.out, 0o755); err != nil {
 		return err
 	}
@@ -74,7 +80,7 @@ func (p *abPlan) runStep(ctx context.Context, st *arms.Step, log io.Writer) (err
 	}()
 	arm := p.arm(st.Arm)
 	args := p.repArgs(arm, filepath.Join(p.out, st.Dir))
-	hook := &abHook{}
+	hook := &abHook{metrics: p.metrics}
 	if !p.remote {
 		dir, err := filepath.Abs(filepath.Join(p.out, ".cluster-"+st.Dir))
 		if err != nil {

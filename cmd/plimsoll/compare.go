@@ -53,6 +53,7 @@ func newCompareCmd() *cobra.Command {
 	o := compare.DefaultOptions
 	var om *outputMode
 	af := &abFlags{}
+	var mf *metricsFlags
 	cmd := &cobra.Command{
 		Use:   "compare A B | compare --a ARM --b ARM [--repeat N] -- run|limit FLAGS",
 		Short: "Is B slower than A? Compare runs or limit searches, with statistics",
@@ -70,7 +71,10 @@ func newCompareCmd() *cobra.Command {
 				if dash != 0 {
 					return usageErrf("with --a/--b, give the command after --, e.g. compare --a kafka=3.9.1 --b kafka=4.1.0 -- run --rate 5000 (result directories are not read then)")
 				}
-				return runAB(cmd, af, args, o, om.json)
+				return runAB(cmd, af, mf, args, o, om.json)
+			}
+			if mf.addr != "" || mf.linger != 0 {
+				return usageErrf("--metrics-listen serves the runs of an A/B experiment (--a/--b); comparing results already written runs nothing to watch")
 			}
 			if len(args) != 2 {
 				return usageErrf("give two result locations A and B (accepts 2 arg(s), received %d), or --a/--b and a command after -- to run an A/B experiment", len(args))
@@ -96,6 +100,7 @@ func newCompareCmd() *cobra.Command {
 	f.IntVar(&af.repeat, "repeat", 1, "A/B driver: repetitions per arm, each on a fresh cluster (4 or more for tests over repetitions)")
 	f.DurationVar(&af.warm, "warm-jit", trial.DefaultWarmJIT, "A/B driver: drive a moderate load this long on each fresh cluster before its repetition, so its brokers' JVMs compile first (0: none; docs/warmup.md)")
 	f.StringVar(&af.out, "out", "plimsoll-ab", "A/B driver: directory for each repetition's results (a-1, b-1, ...), manifest.json, compare.json and index.html")
+	mf = addMetricsFlags(f)
 	return cmd
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/localkafka"
+	"github.com/plimsoll/plimsoll/promexport"
 	"github.com/plimsoll/plimsoll/target"
 	"github.com/plimsoll/plimsoll/trial"
 	"github.com/plimsoll/plimsoll/units"
@@ -118,6 +119,9 @@ type abHook struct {
 	checkOnly bool
 	// adjust changes the resolved local cluster, e.g. to reach it through a secure listener.
 	adjust func(*trial.Where) error
+	// metrics is compare's Prometheus endpoint (--metrics-listen), fed by every repetition; nil
+	// when it is off.
+	metrics *promexport.Exporter
 }
 
 // checkOnly reports whether the driver only wants the flags checked.

@@ -13,6 +13,7 @@ import (
 	"github.com/plimsoll/plimsoll/limit"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/model/input"
+	"github.com/plimsoll/plimsoll/promexport"
 	"github.com/plimsoll/plimsoll/report"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/target"
@@ -63,6 +64,7 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 	tf := addTargetFlags(cmd.Flags())
 	tf.ab = ab
 	crit := addCriteriaFlags(cmd.Flags())
+	mf := addMetricsFlags(cmd.Flags())
 	lf := &limitFlags{}
 	f := cmd.Flags()
 	f.StringVar(&lf.sizes, "message-sizes", "100,1000,10000", "message `SIZES` to search, comma-separated bytes as --message-size takes them, e.g. 100,1KiB,10000")
@@ -98,13 +100,18 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 			return lf.searchErr(context.Background(), err, tf)
 		}
 		stderr := cmd.ErrOrStderr()
+		exp, stopMetrics, err := mf.open(stderr, tf.ab)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
 		ctx, cancel := interruptible()
 		defer cancel()
 		if job.Where, err = tf.resolve(ctx, stderr); err != nil {
 			return err
 		}
 		defer release(job.Where, stderr)
-		lf.progress(&job, stderr)
+		lf.progress(&job, stderr, exp)
 		sf, err := limit.Run(ctx, job)
 		if err != nil {
 			return lf.searchErr(ctx, err, tf)
@@ -186,8 +193,9 @@ func zeroFlags(fs *pflag.FlagSet, names ...string) error {
 }
 
 // progress prints a line per finished trial and, on a terminal, a live line per second, each
-// with the time the search has left (limit.ETA).
-func (lf *limitFlags) progress(j *limit.Job, stderr io.Writer) {
+// with the time the search has left (limit.ETA); it feeds exp (nil: no endpoint) each trial's
+// seconds, start and verdict.
+func (lf *limitFlags) progress(j *limit.Job, stderr io.Writer, exp *promexport.Exporter) {
 	tty := isTTY(stderr)
 	var cur limit.Progress
 	eta := &limit.ETA{}
@@ -199,9 +207,16 @@ func (lf *limitFlags) progress(j *limit.Job, stderr io.Writer) {
 		}
 	}
 	j.Search.Logf = func(format string, args ...any) { fmt.Fprintf(stderr, "warning: "+format+"\n", args...) }
+	exp.Feed(&j.Base.Load)
 	j.Search.Progress = func(p limit.Progress) {
 		cur = p
 		eta.Observe(p)
+		switch {
+		case !p.Done:
+			exp.Trial(p.Trial, p.Size, p.Rate)
+		case !p.Reused:
+			exp.Done(p.Result)
+		}
 		if tty {
 			fmt.Fprint(stderr, "\r\033[K")
 		}

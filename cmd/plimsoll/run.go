@@ -54,6 +54,7 @@ func newRunCmdFor(ab *abHook) *cobra.Command {
 	tf := addTargetFlags(cmd.Flags())
 	tf.ab = ab
 	crit := addCriteriaFlags(cmd.Flags())
+	mf := addMetricsFlags(cmd.Flags())
 	f := cmd.Flags()
 	f.StringVar(&out, "out", "", "directory for result.json, timeline.csv, histograms.hlog and probe.json")
 	f.StringVar(&prefix, "topic-prefix", "", "prefix of the run's topics and groups (default plimsoll-<run id>-); plimsoll never touches other topics")
@@ -73,6 +74,13 @@ func newRunCmdFor(ab *abHook) *cobra.Command {
 		}
 		cfg.Load.KeepTopics, cfg.Load.DrainTimeout = keep, drain
 		stderr := cmd.ErrOrStderr()
+		exp, stopMetrics, err := mf.open(stderr, tf.ab)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
+		exp.Feed(&cfg.Load)
+		exp.Trial(1, cfg.Spec.MessageSize, cfg.Spec.Rate)
 		ctx, cancel := interruptible()
 		defer cancel()
 		tgt, err := tf.resolve(ctx, stderr)
@@ -88,6 +96,7 @@ func newRunCmdFor(ab *abHook) *cobra.Command {
 		if err != nil {
 			return runErr(err)
 		}
+		exp.Done(res)
 		if err := writeRun(cmd.OutOrStdout(), res, out, om.json); err != nil {
 			return err
 		}
