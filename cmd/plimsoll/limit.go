@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/limit"
+	"github.com/plimsoll/plimsoll/live"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/model/input"
 	"github.com/plimsoll/plimsoll/report"
@@ -32,6 +33,7 @@ type limitFlags struct {
 	brokersDown           string
 	resume, noReport      bool
 	noHold                bool
+	ui                    string // --ui: the live page's address
 }
 
 func newLimitCmd() *cobra.Command { return newLimitCmdFor(nil) }
@@ -76,6 +78,7 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 	f.BoolVar(&lf.noReport, "no-report", false, "do not write index.html at the end")
 	f.DurationVar(&lf.hold, "hold", 0, "measured window of the confirmation of each size's safe rate (default twice --trial-duration)")
 	f.BoolVar(&lf.noHold, "no-hold", false, "report safe rates without holding them again for a confirmation")
+	f.StringVar(&lf.ui, "ui", "", "serve a live page of the search at `ADDR` (PORT, :PORT or HOST:PORT; without a host, loopback), e.g. 8080; it becomes the report when the search ends")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		job, err := lf.job(cmd.Flags(), wf)
 		if err != nil {
@@ -95,16 +98,28 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 			return lf.searchErr(err, false, tf)
 		}
 		stderr := cmd.ErrOrStderr()
+		lf.progress(&job, stderr)
+		ui, err := lf.serve(&job, stderr) // before a cluster is started: a bad address is bad input
+		if err != nil {
+			return err
+		}
+		if ui != nil {
+			defer ui.Close()
+		}
 		ctx, cancel := interruptible()
 		defer cancel()
 		if job.Where, err = tf.resolve(ctx, stderr); err != nil {
 			return err
 		}
 		defer release(job.Where, stderr)
-		lf.progress(&job, stderr)
 		sf, err := limit.Run(ctx, job)
 		if err != nil {
 			return lf.searchErr(err, ctx.Err() != nil, tf)
+		}
+		if ui != nil {
+			if err := ui.Finish(sf); err != nil {
+				fmt.Fprintf(stderr, "warning: the live page could not become the report: %v\n", err)
+			}
 		}
 		return lf.report(cmd.OutOrStdout(), sf)
 	}
@@ -202,6 +217,19 @@ func (lf *limitFlags) progress(j *limit.Job, stderr io.Writer) {
 			fmt.Fprintln(stderr, report.SearchProgress(p))
 		}
 	}
+}
+
+// serve starts the live page of --ui, if asked for, following j; a bad or busy address is a
+// usage error naming --ui.
+func (lf *limitFlags) serve(j *limit.Job, stderr io.Writer) (*live.Server, error) {
+	if lf.ui == "" {
+		return nil, nil
+	}
+	s, err := live.Serve(lf.ui, j, stderr)
+	if err != nil {
+		return nil, usageErrf("--ui %v", err)
+	}
+	return s, nil
 }
 
 // searchErr words a failed search for the command line.
