@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -147,5 +148,21 @@ func TestBracketSoFarSLO(t *testing.T) {
 	b := bracketSoFar(ts, 100, true)
 	if b.Ceiling.SafeRate != 20 || b.Ceiling.UnsafeRate != 40 || b.SLO == nil || b.SLO.SafeRate != 10 || b.SLO.UnsafeRate != 20 {
 		t.Errorf("ceiling %+v, SLO %+v; want [20, 40) and [10, 20)", b.Ceiling, b.SLO)
+	}
+}
+
+// BenchmarkWriteLiveBody is what the live page costs plimsoll each second a page polls while a
+// trial runs: the whole body drawn again, with 30 seconds of the running trial.
+func BenchmarkWriteLiveBody(b *testing.B) {
+	l := midSearch()
+	for len(l.Seconds) < 30 {
+		s := l.Seconds[len(l.Seconds)-1]
+		s.T++
+		l.Seconds = append(l.Seconds, s)
+	}
+	for b.Loop() {
+		if err := WriteLiveBody(io.Discard, l); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
