@@ -272,12 +272,20 @@ func (lf *limitFlags) report(w io.Writer, sf *results.SearchFile) error {
 	return nil
 }
 
-// commandLine is how this search was started, without --resume, so a resumed search records
-// (and compares) the same command.
-func commandLine() string {
+// commandLine is how this search was started, without --resume and --ui, so a resumed search
+// records (and compares) the same command whether or not either follows it.
+func commandLine() string { return searchCommand(os.Args[1:]) }
+
+// searchCommand is the command line of args without the flags that do not change a search:
+// --resume, and --ui with its address.
+func searchCommand(in []string) string {
 	var args []string
-	for _, a := range os.Args[1:] {
-		if a != "--resume" && a != "--resume=true" {
+	for i := 0; i < len(in); i++ {
+		switch a := in[i]; {
+		case a == "--resume" || a == "--resume=true" || strings.HasPrefix(a, "--ui="):
+		case a == "--ui":
+			i++ // and its address
+		default:
 			args = append(args, a)
 		}
 	}

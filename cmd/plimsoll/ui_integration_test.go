@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -100,7 +101,7 @@ func checkLivePage(t *testing.T, ctx context.Context, url, index string, ended <
 		t.Errorf("loading the live page %s: %v", url, err)
 		return
 	}
-	first, err := waitFigures(ctx, 3*time.Minute, func(f liveFigures) bool { return !f.Live || f.Seconds >= 2 })
+	first, err := waitFigures(ctx, ended, 3*time.Minute, func(f liveFigures) bool { return !f.Live || f.Seconds >= 2 })
 	if err != nil || !first.Live {
 		t.Errorf("the live page never drew a running trial's seconds (%+v): %v", first, err)
 		return
@@ -109,7 +110,7 @@ func checkLivePage(t *testing.T, ctx context.Context, url, index string, ended <
 		t.Errorf("the live page's charts did not render: %+v", first)
 	}
 	shot(t, ctx, "live.png")
-	second, err := waitFigures(ctx, time.Minute, func(f liveFigures) bool {
+	second, err := waitFigures(ctx, ended, time.Minute, func(f liveFigures) bool {
 		return !f.Live || f.Seconds > first.Seconds || f.Trials > first.Trials
 	})
 	if err != nil || !second.Live {
@@ -121,7 +122,7 @@ func checkLivePage(t *testing.T, ctx context.Context, url, index string, ended <
 	case <-ctx.Done():
 		return
 	}
-	if _, err := waitFigures(ctx, 30*time.Second, func(f liveFigures) bool { return !f.Live }); err != nil {
+	if _, err := waitFigures(ctx, nil, 30*time.Second, func(f liveFigures) bool { return !f.Live }); err != nil {
 		t.Errorf("the page did not become the report once the search ended: %v", err)
 		return
 	}
@@ -149,8 +150,8 @@ func checkIsReport(t *testing.T, ctx context.Context, index string) {
 	}
 }
 
-// waitFigures reads the page every 500 ms until ok holds or within passes.
-func waitFigures(ctx context.Context, within time.Duration, ok func(liveFigures) bool) (liveFigures, error) {
+// waitFigures reads the page every 500 ms until ok holds, within passes or ended is closed.
+func waitFigures(ctx context.Context, ended <-chan struct{}, within time.Duration, ok func(liveFigures) bool) (liveFigures, error) {
 	deadline := time.Now().Add(within)
 	for {
 		f, err := chromedp.Run(ctx, chromedp.Evaluate[liveFigures](readLive))
@@ -163,6 +164,8 @@ func waitFigures(ctx context.Context, within time.Duration, ok func(liveFigures)
 		select {
 		case <-ctx.Done():
 			return f, ctx.Err()
+		case <-ended:
+			return f, errors.New("the search ended first")
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
