@@ -195,7 +195,9 @@ func (s *Server) Close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	return s.srv.Shutdown(ctx)
+	err := s.srv.Shutdown(ctx)
+	s.ln.Close() // closed already if Follow served it; not otherwise
+	return err
 }
 
 func (s *Server) page(w http.ResponseWriter, _ *http.Request) {

@@ -30,6 +30,21 @@ func TestHostPort(t *testing.T) {
 	}
 }
 
+// TestCloseUnserved: a server that was never told to follow a search frees its address.
+func TestCloseUnserved(t *testing.T) {
+	s, err := Listen("0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := s.ln.Addr().String()
+	s.Close()
+	again, err := Listen(addr)
+	if err != nil {
+		t.Fatalf("the address stayed taken after Close: %v", err)
+	}
+	again.Close()
+}
+
 func TestListenInUse(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
