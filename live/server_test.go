@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -208,4 +209,32 @@ func TestCloseWaitsForAnOpenPage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzHostPort: any --ui value is either refused as an *AddrError or turned into a host:port
+// with a port net.Listen takes, and a value without a host gets loopback.
+func FuzzHostPort(f *testing.F) {
+	for _, s := range []string{"8080", ":0", "localhost:9000", "[::1]:80", "abc", "", "1:2:3", "::", "[::]:65535", ":65536"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, addr string) {
+		hp, err := hostPort(addr)
+		if err != nil {
+			var ae *AddrError
+			if !errors.As(err, &ae) || hp != "" {
+				t.Fatalf("hostPort(%q) = %q, %v: want an *AddrError and nothing else", addr, hp, err)
+			}
+			return
+		}
+		host, port, err := net.SplitHostPort(hp)
+		if err != nil || host == "" {
+			t.Fatalf("hostPort(%q) = %q: not host:port (%v)", addr, hp, err)
+		}
+		if n, err := strconv.ParseUint(port, 10, 16); err != nil || n > 65535 {
+			t.Fatalf("hostPort(%q) = %q: port %q", addr, hp, port)
+		}
+		if !strings.Contains(addr, host) && host != "127.0.0.1" {
+			t.Fatalf("hostPort(%q) = %q: a host it was not given", addr, hp)
+		}
+	})
 }
