@@ -13,7 +13,7 @@ ROOT      := $(shell [ "$$(id -u)" = 0 ] && echo 1)
 DEMO_DIR  ?= $(CURDIR)/.demo
 REPORT    ?= $(CURDIR)/plimsoll-report
 
-.PHONY: all build test test-nic nic-deps unit fuzz integration lint demo bench-loadgen clean
+.PHONY: all build test test-nic nic-deps browser-deps unit fuzz integration lint demo bench-loadgen clean
 
 all: build
 
@@ -22,17 +22,24 @@ build:
 
 ## test: everything CI runs: vet, unit tests, every fuzz test for PLIMSOLL_FUZZTIME (1000 inputs) on top of
 ## its seed corpus (scripts/fuzz.sh), and integration tests against real Kafka.
-test: build nic-deps
+test: build nic-deps browser-deps
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 $(PKGS)
 	GO="$(GO)" ./scripts/fuzz.sh
-	PLIMSOLL_REQUIRE_NIC=$(ROOT) $(GO) test -count=1 -tags integration -p 1 -timeout 45m $(INTEGRATION_PKGS)
+	PLIMSOLL_REQUIRE_NIC=$(ROOT) PLIMSOLL_REQUIRE_BROWSER=$(ROOT) $(GO) test -count=1 -tags integration -p 1 -timeout 45m $(INTEGRATION_PKGS)
 
 ## nic-deps: as root, make sure iproute2 (ip, tc) is there for the emulated NICs.
 nic-deps:
 	@if [ "$(ROOT)" = 1 ] && ! { command -v ip && command -v tc; } >/dev/null 2>&1; then \
 		echo "installing iproute2 for the emulated NICs"; apt-get update -qq && apt-get install -y -qq iproute2; fi
 	@[ "$(ROOT)" = 1 ] || echo "note: not root, so the emulated-NIC tests will be skipped"
+
+## browser-deps: as root, make sure Debian's chromium is there for the live page's headless-browser
+## checks (TestLimitSearchAndResume drives it through chromedp).
+browser-deps:
+	@if [ "$(ROOT)" = 1 ] && ! command -v chromium >/dev/null 2>&1; then \
+		echo "installing chromium for the live page's browser checks"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; fi
+	@[ "$(ROOT)" = 1 ] || command -v chromium >/dev/null 2>&1 || echo "note: not root and no chromium, so the live page's browser checks will be skipped"
 
 unit:
 	$(GO) test $(PKGS)

@@ -12,6 +12,11 @@
 // (omb.go), marked as imported, and what `plimsoll export --format omb` wrote is said by
 // ombexport.go.
 //
+// It also renders the live page of a running search (live.go, live.html.tmpl; served by package
+// live): the running trial's per-second rate and latency, the boundary so far and the trials
+// table, in the report's style and with its charts and tables; a few lines of inline script
+// fetch the changing part again from the server that serves it, and nothing else.
+//
 // A search's page, chart and text are drawn from a results.SearchFile (the search as the
 // results package loads it from results.jsonl), turned into a view of plain values (view.go)
 // before anything is written; the package does not read a search's files itself, which keeps

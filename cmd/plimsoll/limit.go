@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/limit"
+	"github.com/plimsoll/plimsoll/live"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/model/input"
 	"github.com/plimsoll/plimsoll/promexport"
@@ -35,6 +36,7 @@ type limitFlags struct {
 	resume, noReport      bool
 	noHold                bool
 	output                *outputMode
+	ui                    string // --ui: the live page's address
 }
 
 func newLimitCmd() *cobra.Command { return newLimitCmdFor(nil) }
@@ -81,6 +83,7 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 	f.DurationVar(&lf.hold, "hold", 0, "measured window of the confirmation of each size's safe rate (default twice --trial-duration)")
 	f.BoolVar(&lf.noHold, "no-hold", false, "report safe rates without holding them again for a confirmation")
 	lf.output = addOutputFlags(cmd, "schema "+report.SearchSchema+": the settings, each size's boundary and the recommendation (README)")
+	f.StringVar(&lf.ui, "ui", "", "serve a live page of the search at `ADDR` (PORT, :PORT or HOST:PORT; without a host, loopback), e.g. 8080; it becomes the report when the search ends")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		job, err := lf.job(cmd.Flags(), wf)
 		if err != nil {
@@ -105,16 +108,28 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 			return err
 		}
 		defer stopMetrics()
+		lf.progress(&job, stderr, exp)
+		ui, err := lf.serve(&job, stderr) // before a cluster is started: a bad address is bad input
+		if err != nil {
+			return err
+		}
+		if ui != nil {
+			defer ui.Close()
+		}
 		ctx, cancel := interruptible()
 		defer cancel()
 		if job.Where, err = tf.resolve(ctx, stderr); err != nil {
 			return err
 		}
 		defer release(job.Where, stderr)
-		lf.progress(&job, stderr, exp)
 		sf, err := limit.Run(ctx, job)
 		if err != nil {
 			return lf.searchErr(ctx, err, tf)
+		}
+		if ui != nil {
+			if err := ui.Finish(sf); err != nil {
+				fmt.Fprintf(stderr, "warning: the live page could not become the report: %v\n", err)
+			}
 		}
 		return lf.report(cmd.OutOrStdout(), stderr, sf)
 	}
@@ -227,6 +242,19 @@ func (lf *limitFlags) progress(j *limit.Job, stderr io.Writer, exp *promexport.E
 	}
 }
 
+// serve starts the live page of --ui, if asked for, following j; a bad or busy address is a
+// usage error naming --ui.
+func (lf *limitFlags) serve(j *limit.Job, stderr io.Writer) (*live.Server, error) {
+	if lf.ui == "" {
+		return nil, nil
+	}
+	s, err := live.Serve(lf.ui, j, stderr)
+	if err != nil {
+		return nil, usageErrf("--ui %v", err)
+	}
+	return s, nil
+}
+
 // searchErr words a failed search for the command line.
 func (lf *limitFlags) searchErr(ctx context.Context, err error, tf *targetFlags) error {
 	store := filepath.Join(lf.out, limit.StoreName)
@@ -277,12 +305,20 @@ func (lf *limitFlags) report(w, stderr io.Writer, sf *results.SearchFile) error 
 	return nil
 }
 
-// commandLine is how this search was started, without --resume, so a resumed search records
-// (and compares) the same command.
-func commandLine() string {
+// commandLine is how this search was started, without --resume and --ui, so a resumed search
+// records (and compares) the same command whether or not either follows it.
+func commandLine() string { return searchCommand(os.Args[1:]) }
+
+// searchCommand is the command line of args without the flags that do not change a search:
+// --resume, and --ui with its address.
+func searchCommand(in []string) string {
 	var args []string
-	for _, a := range os.Args[1:] {
-		if a != "--resume" && a != "--resume=true" {
+	for i := 0; i < len(in); i++ {
+		switch a := in[i]; {
+		case a == "--resume" || a == "--resume=true" || strings.HasPrefix(a, "--ui="):
+		case a == "--ui":
+			i++ // and its address
+		default:
 			args = append(args, a)
 		}
 	}

@@ -61,12 +61,8 @@ func TestLimitSearchAndResume(t *testing.T) {
 	before := trialsIn(store)
 	kept := finishedLines(t, store)
 
-	// Resume to the end.
-	res := exec.Command(bin, append(args, "--resume")...)
-	stdoutB, err := res.CombinedOutput()
-	if err != nil {
-		t.Fatalf("resume: %v\n%s", err, stdoutB)
-	}
+	// Resume to the end, with the live page followed in a headless browser (ui_integration_test.go).
+	stdoutB := resumeWithLivePage(t, bin, append(args, "--resume", "--ui", "127.0.0.1:0"), filepath.Join(out, "index.html"))
 	sf, err := results.LoadSearch(store)
 	if err != nil {
 		t.Fatalf("the results file does not load: %v", err)
@@ -130,6 +126,45 @@ func finishedLines(t *testing.T, path string) []string {
 	}
 	lines := strings.SplitAfter(string(data), "\n")
 	return lines[:len(lines)-1]
+}
+
+// resumeWithLivePage runs the resumed search to its end while a browser follows its live page,
+// and returns its output.
+func resumeWithLivePage(t *testing.T, bin string, args []string, index string) []byte {
+	t.Helper()
+	bctx, stop := browser(t)
+	if stop != nil {
+		defer stop()
+	}
+	res := exec.Command(bin, args...)
+	var log lockedBuffer
+	res.Stdout, res.Stderr = &log, &log
+	if err := res.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended, checked := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(checked)
+		url := ""
+		for deadline := time.Now().Add(time.Minute); url == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if m := liveURL.FindStringSubmatch(log.String()); m != nil {
+				url = m[1]
+			}
+		}
+		switch {
+		case url == "":
+			t.Errorf("--ui: no live page URL on stderr within a minute:\n%s", log.String())
+		case bctx != nil:
+			checkLivePage(t, bctx, url, index, ended)
+		}
+	}()
+	err := res.Wait()
+	close(ended)
+	<-checked
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, log.String())
+	}
+	return []byte(log.String())
 }
 
 // checkPoint asserts what a search promises of one limit of a boundary point: a safe rate held by

@@ -33,3 +33,19 @@ func FuzzParseSizes(f *testing.F) {
 		}
 	})
 }
+
+// TestSearchCommand: a search resumed with or without --ui (or --resume) records, and so
+// compares, the same command.
+func TestSearchCommand(t *testing.T) {
+	want := "plimsoll limit --out x --message-sizes 100"
+	for _, args := range [][]string{
+		{"limit", "--out", "x", "--message-sizes", "100"},
+		{"limit", "--out", "x", "--resume", "--message-sizes", "100"},
+		{"limit", "--ui", "127.0.0.1:0", "--out", "x", "--message-sizes", "100", "--resume=true"},
+		{"limit", "--out", "x", "--ui=8080", "--message-sizes", "100"},
+	} {
+		if got := searchCommand(args); got != want {
+			t.Errorf("searchCommand(%q) = %q, want %q", args, got, want)
+		}
+	}
+}
