@@ -22,10 +22,12 @@ build:
 
 ## test: everything CI runs: vet, unit tests, every fuzz test for PLIMSOLL_FUZZTIME (1000 inputs) on top of
 ## its seed corpus (scripts/fuzz.sh), and integration tests against real Kafka.
-test: build nic-deps browser-deps
+test: build nic-deps
+	./scripts/browser-deps.sh start
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 $(PKGS)
 	GO="$(GO)" ./scripts/fuzz.sh
+	./scripts/browser-deps.sh wait
 	PLIMSOLL_REQUIRE_NIC=$(ROOT) PLIMSOLL_REQUIRE_BROWSER=$(ROOT) $(GO) test -count=1 -tags integration -p 1 -timeout 45m $(INTEGRATION_PKGS)
 
 ## nic-deps: as root, make sure iproute2 (ip, tc) is there for the emulated NICs.
@@ -35,11 +37,10 @@ nic-deps:
 	@[ "$(ROOT)" = 1 ] || echo "note: not root, so the emulated-NIC tests will be skipped"
 
 ## browser-deps: as root, make sure Debian's chromium is there for the live page's headless-browser
-## checks (TestLimitSearchAndResume drives it through chromedp).
+## checks (`make test` starts this in the background and waits for it before the integration tests).
 browser-deps:
-	@if [ "$(ROOT)" = 1 ] && ! command -v chromium >/dev/null 2>&1; then \
-		echo "installing chromium for the live page's browser checks"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; fi
-	@[ "$(ROOT)" = 1 ] || command -v chromium >/dev/null 2>&1 || echo "note: not root and no chromium, so the live page's browser checks will be skipped"
+	./scripts/browser-deps.sh start
+	./scripts/browser-deps.sh wait
 
 unit:
 	$(GO) test $(PKGS)
