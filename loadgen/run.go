@@ -61,6 +61,15 @@ type Options struct {
 	PacingTick time.Duration
 	// Progress, when set, is called once a second with that second's figures.
 	Progress func(Second)
+	// Started, when set, is called once the producers' schedule is fixed, just before they
+	// start: the wall-clock times of their start (the timeline's t = 0) and of the measured
+	// window's start (in backlog mode, when the warm-up ends: the window then starts later).
+	// It must not block.
+	Started func(producers, window time.Time)
+	// BeforeCleanup, when set, is called after a run that ended without error (its drain
+	// over), before its topics are deleted; a trial with planned faults waits there for the
+	// ISR of the run's topics to be full again.
+	BeforeCleanup func()
 	// Clock is the run's time base; default pace.NewClock(). Tests may pass their own.
 	Clock pace.Clock
 	// Seed makes payloads and keys reproducible; default derived from RunID.
@@ -138,6 +147,9 @@ func Run(ctx context.Context, spec workload.Spec, tgt target.Target, opts Option
 		return nil, err
 	}
 	res, err = r.execute(ctx)
+	if err == nil && opts.BeforeCleanup != nil {
+		opts.BeforeCleanup()
+	}
 	return res, err
 }
 
