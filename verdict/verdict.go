@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/plimsoll/plimsoll/fault"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/probe"
 	"github.com/plimsoll/plimsoll/units"
@@ -37,6 +38,10 @@ const (
 	CritNoData      = "no-data"
 	CritHostCPU     = "host-cpu"
 	CritHostNoise   = "host-noise"
+	// A run with planned faults (package fault) is judged by these two instead of the
+	// throughput, latency, ISR and produce-error criteria.
+	CritFaultLoss     = "fault-loss"     // acknowledged messages lost, or written twice with idempotence
+	CritFaultRecovery = "fault-recovery" // the ISR not full again soon enough after a fault
 )
 
 // Criteria are the thresholds a run is judged by. A zero threshold switches its criterion off;
@@ -120,6 +125,10 @@ type Criteria struct {
 	// rates), 0.15 on the slow brokers at 50 msgs/s (window full, latency the brokers'),
 	// 0.93-1.0 where the window set the rate.
 	ClientFullBatchShare float64 `json:"client_full_batch_share"`
+	// MaxRecoverySeconds: in a run with planned faults, a fault after whose end the run's
+	// partitions took longer than this to have their full ISR again fails the run
+	// (fault-recovery, 60; 0 = off: only never recovering within the run fails it).
+	MaxRecoverySeconds float64 `json:"fault_max_recovery_s"`
 }
 
 // DefaultCriteria are the documented defaults (README, "Verdict criteria").
@@ -130,7 +139,7 @@ func DefaultCriteria() Criteria {
 		ClientMaxLateMs: 500, ClientStarvedWait: 0.5, ClientMinWaitS: 0.01, ClientSchedP99Ms: 25,
 		MaxBufferFullShare: 0.01, HostBusy: 0.9, HostOursShare: 0.5, MinBottleneckUtil: 0.5,
 		LinkDropsPerSec: 1, LinkRetransPerSec: 5, ClientWindowShare: 0.9,
-		ClientFullBatchShare: 0.8,
+		ClientFullBatchShare: 0.8, MaxRecoverySeconds: 60,
 	}
 }
 
@@ -168,6 +177,9 @@ type Input struct {
 	Run    *loadgen.Result
 	Series *probe.Series
 	USE    *use.Table
+	// Faults are the run's planned faults as they happened; a run with any is judged on loss,
+	// duplicates and recovery (fault-loss, fault-recovery), not on throughput and latency.
+	Faults []fault.Window
 }
 
 // Judge applies the criteria to a run.
@@ -190,6 +202,10 @@ func Judge(in Input, c Criteria) Verdict {
 		return v
 	}
 	client, host := clientBound(in, c, &v)
+	if len(in.Faults) > 0 {
+		judgeFaults(in, c, &v, client)
+		return v
+	}
 	cluster := clusterReasons(in, c, &v)
 	if host != nil {
 		cluster = append([]Reason{*host}, cluster...)
