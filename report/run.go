@@ -29,6 +29,7 @@ func RunSummary(w io.Writer, t *results.Trial) error {
 		b.WriteString("\n")
 		b.WriteString(USEText(*t.USE))
 	}
+	runFaults(&b, t)
 	runVerdict(&b, t)
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -276,6 +276,7 @@ func addCriteriaFlags(fs *pflag.FlagSet) *verdict.Criteria {
 	fs.Float64Var(&c.MinHandlerIdle, "min-handler-idle", c.MinHandlerIdle, "overloaded when a broker's request handlers are idle less than this share (0 = off)")
 	fs.Float64Var(&c.MaxISRShare, "max-isr-share", c.MaxISRShare, "overloaded when ISR changes or under-replication occur in more than this share of seconds (0 = off)")
 	fs.BoolVar(&c.ProduceErrors, "fail-on-produce-errors", c.ProduceErrors, "overloaded on any failed produce")
+	fs.Float64Var(&c.MaxRecoverySeconds, "fault-max-recovery-s", c.MaxRecoverySeconds, "with --fault: overloaded when the run's partitions take longer than this many seconds after a fault ends to have their full ISR again (0 = only never within 2 minutes)")
 	fs.Float64Var(&c.ScheduleP99Ms, "client-max-schedule-delay-ms", c.ScheduleP99Ms, "invalid (client-bound) when the generator's p99 schedule delay exceeds this many ms while its buffers had room (0 = off)")
 	fs.Float64Var(&c.ClientMaxCPU, "client-max-cpu", c.ClientMaxCPU, "invalid (client-bound) when plimsoll uses more than this share of its usable cores (0 = off)")
 	fs.Float64Var(&c.ClientMaxLateMs, "client-max-late-ms", c.ClientMaxLateMs, "invalid (client-bound) when the p99 schedule delay exceeds this many ms with buffers free, whatever the run-queue wait (0 = off)")
@@ -310,7 +311,7 @@ func checkCriteria(c *verdict.Criteria) error {
 		v    float64
 	}{{"--client-max-schedule-delay-ms", c.ScheduleP99Ms}, {"--client-max-late-ms", c.ClientMaxLateMs}, {"--client-sched-p99-ms", c.ClientSchedP99Ms},
 		{"--client-starved-wait", c.ClientStarvedWait}, {"--client-min-wait", c.ClientMinWaitS},
-		{"--link-drops-per-sec", c.LinkDropsPerSec}, {"--link-retrans-per-sec", c.LinkRetransPerSec}} {
+		{"--link-drops-per-sec", c.LinkDropsPerSec}, {"--link-retrans-per-sec", c.LinkRetransPerSec}, {"--fault-max-recovery-s", c.MaxRecoverySeconds}} {
 		if f.v < 0 {
 			return usageErrf("%s %v: give a positive number, or 0", f.name, f.v)
 		}

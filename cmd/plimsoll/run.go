@@ -39,6 +39,7 @@ func newRunCmdFor(ab *abHook) *cobra.Command {
 		out, prefix  string
 		keep, asJSON bool
 		drain        time.Duration
+		faults       []string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -60,9 +61,13 @@ func newRunCmdFor(ab *abHook) *cobra.Command {
 	f.BoolVar(&keep, "keep-topics", false, "keep the run's topics afterwards")
 	f.DurationVar(&drain, "drain-timeout", loadgen.DefaultDrainTimeout, "how long consumers may take to catch up after the window before unseen messages count")
 	f.BoolVar(&asJSON, "json", false, "print result.json to stdout instead of the summary")
+	f.StringArrayVar(&faults, "fault", nil, faultHelp)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		cfg, err := runConfig(wf, crit, prefix, cmd.ErrOrStderr())
 		if err != nil {
+			return err
+		}
+		if cfg.Faults, err = faultPlan(faults, cfg.Spec, tf.bootstrap, tf.clusterDir); err != nil {
 			return err
 		}
 		if err := checkOut(out); err != nil {
@@ -81,6 +86,11 @@ func newRunCmdFor(ab *abHook) *cobra.Command {
 		}
 		defer release(tgt, stderr)
 		cfg.Target, cfg.KafkaVersion, cfg.Probe = tgt.Target, tgt.KafkaVersion(), tgt.ProbeConfig()
+		if len(cfg.Faults) > 0 {
+			if cfg.FaultTarget, err = faultTarget(tgt, tf.clusterDir); err != nil {
+				return err
+			}
+		}
 		res, err := runTrial(ctx, cfg, stderr)
 		if err != nil {
 			return runErr(err)
