@@ -28,8 +28,10 @@ type Window struct {
 	ISRFull         *time.Time `json:"isr_full,omitempty"`
 	RecoverySeconds *float64   `json:"isr_recovery_seconds"`
 	WatchedSeconds  float64    `json:"isr_watched_seconds,omitempty"`
-	// During are the figures of the seconds from Began to Ended; Outside those of the measured
-	// window's seconds outside every fault.
+	// During are the figures of the seconds from Began until the ISR was full again (the
+	// fault and its recovery: a killed leader's partitions stall until the controller fences
+	// it, and their backlog is acknowledged after the fault ended), or to the end of the
+	// watch; Outside those of the measured window's seconds outside every fault and recovery.
 	During  Figures `json:"during"`
 	Outside Figures `json:"outside"`
 	// Error says why the fault was not executed as planned; empty when it was.
@@ -50,13 +52,14 @@ type Figures struct {
 }
 
 // Measure fills each window's During and Outside from the run's timeline and per-second
-// histograms, and marks the timeline's seconds that overlap a fault.
+// histograms, and marks the timeline's seconds that overlap a fault with its spec, and those
+// of its recovery with its spec and "(recovering)".
 func Measure(ws []Window, r *loadgen.Result) {
 	for i := range ws {
 		if ws[i].Began.IsZero() {
 			continue
 		}
-		ws[i].During = figures(r, func(from, to float64) bool { return overlaps(from, to, ws[i]) })
+		ws[i].During = figures(r, func(from, to float64) bool { return overlaps(from, to, ws[i].BeganT, ws[i].recoveredT()) })
 		ws[i].Outside = figures(r, func(from, to float64) bool {
 			return measured(r, from) && !anyOverlaps(from, to, ws)
 		})
@@ -64,11 +67,24 @@ func Measure(ws []Window, r *loadgen.Result) {
 	for j := range r.Timeline {
 		s := &r.Timeline[j]
 		for _, w := range ws {
-			if !w.Began.IsZero() && overlaps(s.T-1, s.T, w) {
+			switch {
+			case w.Began.IsZero():
+			case overlaps(s.T-1, s.T, w.BeganT, w.EndedT):
 				s.Fault = appendSpec(s.Fault, w.Spec)
+			case overlaps(s.T-1, s.T, w.BeganT, w.recoveredT()):
+				s.Fault = appendSpec(s.Fault, w.Spec+" (recovering)")
 			}
 		}
 	}
+}
+
+// recoveredT is when the ISR was full again, or the watch ended, in seconds since the
+// producers started.
+func (w Window) recoveredT() float64 {
+	if w.RecoverySeconds != nil {
+		return w.EndedT + *w.RecoverySeconds
+	}
+	return w.EndedT + w.WatchedSeconds
 }
 
 func appendSpec(have, spec string) string {
@@ -78,15 +94,15 @@ func appendSpec(have, spec string) string {
 	return have + "; " + spec
 }
 
-// overlaps reports whether the second (from, to] (seconds since the producers started)
-// overlaps the fault.
-func overlaps(from, to float64, w Window) bool {
-	return from < w.EndedT && to > w.BeganT
+// overlaps reports whether the second (from, to] overlaps (begin, end), all in seconds since
+// the producers started.
+func overlaps(from, to, begin, end float64) bool {
+	return from < end && to > begin
 }
 
 func anyOverlaps(from, to float64, ws []Window) bool {
 	for _, w := range ws {
-		if !w.Began.IsZero() && overlaps(from, to, w) {
+		if !w.Began.IsZero() && overlaps(from, to, w.BeganT, w.recoveredT()) {
 			return true
 		}
 	}

@@ -11,12 +11,12 @@ import (
 
 // runFaults writes a fault run's windows: when each fault began and ended (seconds since the
 // producers started, the timeline's t), when the ISR was full again, and the figures of the
-// seconds during it against those outside every fault.
+// seconds during it and its recovery against those outside every fault.
 func runFaults(b *strings.Builder, t *results.Trial) {
 	if len(t.Faults) == 0 {
 		return
 	}
-	b.WriteString("\nfaults (t: seconds since the producers started, as in timeline.csv):\n")
+	b.WriteString("\nfaults (t: seconds since the producers started, as in timeline.csv; during: from a fault's start until the ISR was full again):\n")
 	for _, w := range t.Faults {
 		fmt.Fprintf(b, "  %s: %s\n", w.Spec, faultWhen(w))
 		if w.Began.IsZero() {

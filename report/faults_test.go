@@ -22,7 +22,7 @@ func TestRunFaults(t *testing.T) {
 	var b strings.Builder
 	runFaults(&b, tr)
 	want := `
-faults (t: seconds since the producers started, as in timeline.csv):
+faults (t: seconds since the producers started, as in timeline.csv; during: from a fault's start until the ISR was full again):
   kill 2 at 8s for 8s: began t=13 s, ended t=21 s, ISR full again 6.25 s after it ended
     during   9 seconds: produced 287 msgs/s, 0 produces failed, 14 client errors, publish p99 1,520 ms, max 2,710 ms
     outside  16 seconds: produced 300 msgs/s, 1 produce failed, 0 client errors, publish p99 12.3 ms, max 40.5 ms
