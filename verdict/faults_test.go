@@ -21,6 +21,7 @@ func TestJudgeFaults(t *testing.T) {
 		r.Config.ClientProps = kafkaprops.EffectiveProps{Producer: kafkaprops.ClientProps{Props: map[string]string{"enable.idempotence": idem}}}
 		return r
 	}
+	busy := func(r *loadgen.Result) *loadgen.Result { r.Client.CPUShare = 1; return r } // plimsoll used every core
 	kill := fault.Window{Spec: "kill 2 at 8s for 8s", Broker: 2, RecoverySeconds: rec(7.5)}
 	for _, tc := range []struct {
 		name   string
@@ -36,6 +37,8 @@ func TestJudgeFaults(t *testing.T) {
 		{"written twice without idempotence", run(0, 5, 1, "false"), []fault.Window{kill}, OK, ""},
 		{"slow recovery", run(0, 0, 0, "true"), []fault.Window{{Spec: "stop 3 at 8s for 8s", Broker: 3, RecoverySeconds: rec(75)}}, Overloaded, "fault-recovery: stop 3 at 8s for 8s: the ISR was full again 75.0 s"},
 		{"never recovered", run(0, 0, 0, "true"), []fault.Window{{Spec: "cut 1 at 8s for 8s", Broker: 1, WatchedSeconds: 60}}, Overloaded, "within the 60 s plimsoll watched"},
+		{"lost while client-bound", busy(run(1, 0, 0, "true")), []fault.Window{kill}, Overloaded, "fault-loss: 1 message acknowledged"},
+		{"slow recovery while client-bound", busy(run(0, 0, 0, "true")), []fault.Window{{Spec: "stop 3 at 8s for 8s", Broker: 3, RecoverySeconds: rec(75)}}, Invalid, "client-bound"},
 		{"not executed", run(0, 0, 0, "true"), []fault.Window{{Spec: "cut 1 at 8s for 8s", Broker: 1, Error: "beginning the fault: boom"}}, Invalid, "fault-recovery: cut 1 at 8s for 8s: beginning the fault: boom"},
 	} {
 		v := Judge(Input{Run: tc.run, Faults: tc.faults}, DefaultCriteria())

@@ -195,6 +195,10 @@ func Judge(in Input, c Criteria) Verdict {
 	}
 	v.Evidence, v.Bottleneck = evidence(in.USE, c)
 
+	if len(in.Faults) > 0 {
+		judgeFaults(in, c, &v)
+		return v
+	}
 	if noise := hostNoise(in, c); noise != nil {
 		v.State, v.Ceiling = Invalid, Invalid
 		v.Reasons = append(v.Reasons, *noise)
@@ -202,10 +206,6 @@ func Judge(in Input, c Criteria) Verdict {
 		return v
 	}
 	client, host := clientBound(in, c, &v)
-	if len(in.Faults) > 0 {
-		judgeFaults(in, c, &v, client)
-		return v
-	}
 	cluster := clusterReasons(in, c, &v)
 	if host != nil {
 		cluster = append([]Reason{*host}, cluster...)
