@@ -17,8 +17,8 @@ type Window struct {
 	// Began and Ended are when the fault's first and last action were taken (the signal sent,
 	// the link taken down; the restart begun, SIGCONT sent, the link up again); BeganT and
 	// EndedT the same as seconds since the producers started (the timeline's t).
-	Began  time.Time `json:"began"`
-	Ended  time.Time `json:"ended"`
+	Began  time.Time `json:"began,omitzero"`
+	Ended  time.Time `json:"ended,omitzero"`
 	BeganT float64   `json:"began_t"`
 	EndedT float64   `json:"ended_t"`
 	// ISRFull is when every partition of the run's topics had its full ISR again after the
