@@ -4,4 +4,8 @@
 //
 // It sits between loadgen, probe and verdict (which know nothing of each other) and the
 // commands and the search that use all three, so the composition is written once.
+//
+// A trial with planned faults (Config.Faults, package fault) runs their schedule beside the
+// load from the producers' start; after the drain, before the topics are deleted, it waits for
+// every fault to have ended and its ISR watch to be over, and the record carries the windows.
 package trial
