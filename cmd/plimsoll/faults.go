@@ -41,8 +41,10 @@ func faultPlan(specs []string, spec workload.Spec, bootstrap, dir string) ([]fau
 		for i := int32(1); i <= 3; i++ {
 			c.Brokers = append(c.Brokers, &localkafka.Broker{ID: i})
 		}
-	case err != nil || bootstrap != "" && !ownBootstrap(c, bootstrap):
+	case bootstrap != "" && (err != nil || !ownBootstrap(c, bootstrap)):
 		return nil, usageErrf("--fault: plimsoll injects faults only into a local cluster it runs (`plimsoll cluster up`, named by --cluster-dir); --bootstrap %s is not one of that cluster's listeners: leave out --bootstrap, or --fault", bootstrap)
+	case err != nil:
+		return nil, clusterErr(err)
 	}
 	cl := fault.Cluster{NIC: c.NIC > 0}
 	for _, b := range c.Brokers {
