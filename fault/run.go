@@ -132,8 +132,9 @@ func (s Schedule) watch(ctx context.Context, w *Window) {
 	if s.ISRFull == nil {
 		return
 	}
-	for {
+	for first := true; ; first = false {
 		if full, ok := s.ISRFull(ctx); ok && full {
+			w.ISRWholeAtEnd = first
 			at := s.Clock.Now()
 			w.ISRFull = &at
 			sec := at.Sub(w.Ended).Seconds()

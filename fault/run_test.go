@@ -97,6 +97,9 @@ func TestScheduleRun(t *testing.T) {
 		case tc.recovery >= 0 && (w.RecoverySeconds == nil || fmt.Sprintf("%.1f", *w.RecoverySeconds) != fmt.Sprintf("%.1f", tc.recovery)):
 			t.Errorf("%s: recovery %v, want %.1f s", tc.spec, w.RecoverySeconds, tc.recovery)
 		}
+		if tc.errText == "" && w.ISRWholeAtEnd != (tc.fullAfter == 0) {
+			t.Errorf("%s: ISR whole at the end %v, want %v", tc.spec, w.ISRWholeAtEnd, tc.fullAfter == 0)
+		}
 		if tc.fullAfter == -1 && (w.WatchedSeconds < 10 || w.WatchedSeconds > 10.5) {
 			t.Errorf("%s: watched %.1f s, want about the 10 s WatchFor", tc.spec, w.WatchedSeconds)
 		}

@@ -42,6 +42,9 @@ func faultWhen(w fault.Window) string {
 	s := fmt.Sprintf("began t=%s s, ended t=%s s, ", units.Short(w.BeganT), units.Short(w.EndedT))
 	if w.RecoverySeconds != nil {
 		s += fmt.Sprintf("ISR full again %s s after it ended", units.Short(*w.RecoverySeconds))
+		if w.ISRWholeAtEnd {
+			s += " (the fault never took the broker out of the ISR)"
+		}
 	} else {
 		s += fmt.Sprintf("ISR not full again within the %s s watched", units.Short(w.WatchedSeconds))
 	}

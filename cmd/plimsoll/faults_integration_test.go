@@ -24,7 +24,9 @@ func TestFaultsUnderLoad(t *testing.T) {
 		t.Fatal("the shared cluster's ISR was not full before the faults")
 	}
 	defer healthy(t, c)
-	for _, spec := range []string{"kill 2 at 8s for 8s", "stop 3 at 8s for 8s"} {
+	// The stop outlasts broker.session.timeout.ms (9 s), so the controller fences the broker and
+	// the ISR shrinks whatever the leaders' timing: an 8 s stop once left it whole.
+	for _, spec := range []string{"kill 2 at 8s for 8s", "stop 3 at 5s for 12s"} {
 		t.Run(spec[:4], func(t *testing.T) { faultCheck(t, clusterDir, spec, "25s") })
 	}
 }
@@ -73,7 +75,7 @@ func faultCheck(t *testing.T, dir, spec, duration string) *results.Trial {
 		t.Fatalf("%s: %d fault windows in result.json, want 1", spec, len(r.Faults))
 	}
 	w := r.Faults[0]
-	if w.Spec != spec || w.Error != "" || w.Began.IsZero() || !w.Ended.After(w.Began) || w.RecoverySeconds == nil || w.During.Seconds == 0 {
+	if w.Spec != spec || w.Error != "" || w.Began.IsZero() || !w.Ended.After(w.Began) || w.RecoverySeconds == nil || w.During.Seconds == 0 || w.ISRWholeAtEnd {
 		t.Errorf("%s: fault window %+v; want it executed, with its seconds and its ISR recovery", spec, w)
 	}
 	for _, reason := range r.Verdict.Reasons {
