@@ -90,6 +90,10 @@ func (s Schedule) one(ctx context.Context, sp Spec, window, producers time.Time)
 		return w
 	}
 	s.Clock.SleepUntil(ctx, w.Began.Add(sp.For))
+	if s.ISRFull != nil {
+		full, ok := s.ISRFull(context.WithoutCancel(ctx))
+		w.ISRWholeAtEnd = ok && full
+	}
 	w.Ended = s.Clock.Now()
 	if err := s.end(context.WithoutCancel(ctx), sp); err != nil {
 		w.Error = fmt.Sprintf("ending the fault: %v", err)
@@ -132,9 +136,8 @@ func (s Schedule) watch(ctx context.Context, w *Window) {
 	if s.ISRFull == nil {
 		return
 	}
-	for first := true; ; first = false {
+	for {
 		if full, ok := s.ISRFull(ctx); ok && full {
-			w.ISRWholeAtEnd = first
 			at := s.Clock.Now()
 			w.ISRFull = &at
 			sec := at.Sub(w.Ended).Seconds()

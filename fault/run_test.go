@@ -69,7 +69,7 @@ func TestScheduleRun(t *testing.T) {
 		recovery  float64 // -1: none
 		errText   string
 	}{
-		{spec: "kill 2 at 8s for 8s", fullAfter: 3, want: []string{"kill 2 at 13.000", "restart 2 at 21.000"}, recovery: 6.6},
+		{spec: "kill 2 at 8s for 8s", fullAfter: 4, want: []string{"kill 2 at 13.000", "restart 2 at 21.000"}, recovery: 6.6},
 		{spec: "stop 3 at 1s for 2s", fullAfter: 0, want: []string{"pause 3 at 06.000", "resume 3 at 08.000"}, recovery: 0},
 		{spec: "cut 1 at 0s for 1s", fullAfter: -1, want: []string{"cut 1 at 05.000", "reconnect 1 at 06.000"}, recovery: -1},
 		{spec: "stop 3 at 1s for 2s", fail: "pause", want: []string{"pause 3 at 06.000"}, recovery: -1, errText: "beginning the fault: pause failed"},

@@ -28,9 +28,9 @@ type Window struct {
 	ISRFull         *time.Time `json:"isr_full,omitempty"`
 	RecoverySeconds *float64   `json:"isr_recovery_seconds"`
 	WatchedSeconds  float64    `json:"isr_watched_seconds,omitempty"`
-	// ISRWholeAtEnd: the first reading after the fault ended found every ISR full, so the
-	// fault never took its broker out of the ISR (it was shorter than replica.lag.time.max.ms
-	// and the broker session timeout), and RecoverySeconds is only that reading's time.
+	// ISRWholeAtEnd: a reading just before the fault was undone (the restart, SIGCONT, the
+	// link up) found every ISR full: the fault never took its broker out of the ISR (it was
+	// shorter than replica.lag.time.max.ms and the broker session timeout).
 	ISRWholeAtEnd bool `json:"isr_whole_at_end,omitempty"`
 	// During are the figures of the seconds from Began until the ISR was full again (the
 	// fault and its recovery: a killed leader's partitions stall until the controller fences
