@@ -51,8 +51,9 @@ type Schedule struct {
 	Target Target
 	Clock  Clock
 	// ISRFull reads whether every partition of the run's topics has its full ISR (ok false
-	// when that cannot be told, e.g. the topics are gone).
-	ISRFull func(ctx context.Context) (full, ok bool)
+	// when that cannot be told, e.g. the topics are gone), asking a broker other than avoid:
+	// a broker just resumed or reconnected answers from its stale metadata.
+	ISRFull func(ctx context.Context, avoid int32) (full, ok bool)
 	// RestartTimeout bounds a killed broker's restart; default 2 minutes.
 	RestartTimeout time.Duration
 	// WatchFor bounds the ISR watch after a fault's end; 0 watches until ctx ends.
@@ -91,7 +92,7 @@ func (s Schedule) one(ctx context.Context, sp Spec, window, producers time.Time)
 	}
 	s.Clock.SleepUntil(ctx, w.Began.Add(sp.For))
 	if s.ISRFull != nil {
-		full, ok := s.ISRFull(context.WithoutCancel(ctx))
+		full, ok := s.ISRFull(context.WithoutCancel(ctx), sp.Broker)
 		w.ISRWholeAtEnd = ok && full
 	}
 	w.Ended = s.Clock.Now()
@@ -137,7 +138,7 @@ func (s Schedule) watch(ctx context.Context, w *Window) {
 		return
 	}
 	for {
-		if full, ok := s.ISRFull(ctx); ok && full {
+		if full, ok := s.ISRFull(ctx, w.Broker); ok && full {
 			at := s.Clock.Now()
 			w.ISRFull = &at
 			sec := at.Sub(w.Ended).Seconds()

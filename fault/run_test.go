@@ -77,7 +77,7 @@ func TestScheduleRun(t *testing.T) {
 		clk := &fakeClock{now: zero}
 		tg := &fakeTarget{clk: clk, restart: 6 * time.Second, fail: tc.fail}
 		reads := 0
-		isr := func(context.Context) (bool, bool) {
+		isr := func(context.Context, int32) (bool, bool) {
 			reads++
 			return tc.fullAfter >= 0 && reads > tc.fullAfter, true
 		}
@@ -113,7 +113,7 @@ func TestScheduleKillTimes(t *testing.T) {
 	clk := &fakeClock{now: zero}
 	tg := &fakeTarget{clk: clk, restart: 6 * time.Second}
 	sp, _ := Parse("kill 2 at 8s for 8s")
-	w := Schedule{Plan: []Spec{sp}, Target: tg, Clock: clk, ISRFull: func(context.Context) (bool, bool) { return true, true }}.
+	w := Schedule{Plan: []Spec{sp}, Target: tg, Clock: clk, ISRFull: func(context.Context, int32) (bool, bool) { return true, true }}.
 		Run(context.Background(), zero.Add(5*time.Second), zero)[0]
 	if w.BeganT != 13 || w.EndedT != 21 || w.RecoverySeconds == nil || *w.RecoverySeconds != 6 {
 		t.Errorf("began t=%v ended t=%v recovery %v; want 13, 21 and 6 s (the restart)", w.BeganT, w.EndedT, w.RecoverySeconds)

@@ -9,6 +9,7 @@ import (
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // startFaults arranges for cfg's planned faults to start with the producers (through
@@ -57,40 +58,60 @@ func watchFor(cfg Config) time.Duration {
 	return 2 * time.Minute
 }
 
-// isrReader reads, with kadm metadata, whether every partition of the topics starting with
-// prefix has its full ISR; ok is false when that cannot be told (no such topic, an error).
-func isrReader(cfg Config, prefix string) (func(context.Context) (bool, bool), func()) {
+// isrReader reads, with a Metadata request to a broker other than avoid, whether every
+// partition of the topics starting with prefix has its full ISR; ok is false when that cannot
+// be told (no such topic, no other broker, an error).
+func isrReader(cfg Config, prefix string) (func(context.Context, int32) (bool, bool), func()) {
 	opts, err := cfg.Target.ClientOpts()
 	var cl *kgo.Client
 	if err == nil {
 		cl, err = kgo.NewClient(opts...)
 	}
 	if err != nil {
-		return func(context.Context) (bool, bool) { return false, false }, func() {}
+		return func(context.Context, int32) (bool, bool) { return false, false }, func() {}
 	}
-	adm := kadm.NewClient(cl)
-	return func(ctx context.Context) (bool, bool) {
+	var ids []int32 // the cluster's brokers, learnt once
+	return func(ctx context.Context, avoid int32) (bool, bool) {
 		mctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		md, err := adm.Metadata(mctx)
-		if err != nil {
-			return false, false
-		}
-		n := 0
-		for name, t := range md.Topics {
-			if !strings.HasPrefix(name, prefix) {
-				continue
-			}
-			if t.Err != nil {
+		if len(ids) == 0 {
+			md, err := kadm.NewClient(cl).BrokerMetadata(mctx)
+			if err != nil {
 				return false, false
 			}
-			for _, p := range t.Partitions {
-				n++
-				if p.Err != nil || len(p.ISR) < len(p.Replicas) {
-					return false, true
-				}
+			ids = md.Brokers.NodeIDs()
+		}
+		for _, id := range ids {
+			if id == avoid {
+				continue
+			}
+			resp, err := cl.Broker(int(id)).RetriableRequest(mctx, kmsg.NewPtrMetadataRequest())
+			if err != nil {
+				return false, false
+			}
+			return isrFull(resp.(*kmsg.MetadataResponse), prefix)
+		}
+		return false, false
+	}, cl.Close
+}
+
+// isrFull tells from a metadata response whether every partition of the topics starting with
+// prefix has its full ISR.
+func isrFull(md *kmsg.MetadataResponse, prefix string) (full, ok bool) {
+	n := 0
+	for _, t := range md.Topics {
+		if t.Topic == nil || !strings.HasPrefix(*t.Topic, prefix) {
+			continue
+		}
+		if t.ErrorCode != 0 {
+			return false, false
+		}
+		for _, p := range t.Partitions {
+			n++
+			if p.ErrorCode != 0 || len(p.ISR) < len(p.Replicas) {
+				return false, true
 			}
 		}
-		return n > 0, n > 0
-	}, cl.Close
+	}
+	return n > 0, n > 0
 }
