@@ -16,7 +16,8 @@
 // Each fault leaves a Window: when it began and ended (wall clock and seconds since the
 // producers started, the timeline's t), the produce errors and publish latency of the window's
 // seconds during it and outside every fault, and the time from its end until every partition
-// of the run's topics had its full ISR again, polled with kadm metadata every 200 ms
+// of the run's topics had its full ISR again, polled every 200 ms with a Metadata request to a
+// broker other than the faulted one
 // (RecoverySeconds; nil when that did not happen before the run ended).
 //
 // Spec parsing and checking are pure; Run takes the cluster as an interface (localkafka's
