@@ -238,6 +238,9 @@ type Second struct {
 	// no room for another record (ClientSignals).
 	WindowShare    float64 `json:"window_share"`
 	FullBatchShare float64 `json:"full_batch_share"`
+	// Fault names the planned faults (package fault) active during the second, "; " between
+	// them; empty in most runs. The load generator leaves it empty: the trial marks it.
+	Fault string `json:"fault,omitempty"`
 }
 
 // SecondLatency is a one-second latency summary (ms), all phases included.
@@ -265,7 +268,7 @@ var timelineHeader = []string{"t", "phase", "target_msgs_per_sec", "sent_msgs_pe
 	"publish_p50_ms", "publish_p99_ms", "publish_max_ms",
 	"end_to_end_p50_ms", "end_to_end_p99_ms", "end_to_end_max_ms",
 	"schedule_delay_p50_ms", "schedule_delay_p99_ms", "schedule_delay_max_ms",
-	"buffer_full_ms", "in_flight", "backlog_msgs", "cpu_share", "window_share", "full_batch_share"}
+	"buffer_full_ms", "in_flight", "backlog_msgs", "cpu_share", "window_share", "full_batch_share", "fault"}
 
 // WriteTimelineCSV writes the timeline, one row per second, with a header row.
 func (r *Result) WriteTimelineCSV(w io.Writer) error {
@@ -281,7 +284,7 @@ func (r *Result) WriteTimelineCSV(w io.Writer) error {
 			f(s.Publish.P50), f(s.Publish.P99), f(s.Publish.Max),
 			f(s.EndToEnd.P50), f(s.EndToEnd.P99), f(s.EndToEnd.Max),
 			f(s.ScheduleDelay.P50), f(s.ScheduleDelay.P99), f(s.ScheduleDelay.Max),
-			f(s.BufferFullMs), i(s.InFlight), i(s.BacklogMsgs), f(s.CPUShare), f(s.WindowShare), f(s.FullBatchShare)}
+			f(s.BufferFullMs), i(s.InFlight), i(s.BacklogMsgs), f(s.CPUShare), f(s.WindowShare), f(s.FullBatchShare), s.Fault}
 		if err := cw.Write(row); err != nil {
 			return err
 		}

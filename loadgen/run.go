@@ -65,6 +65,15 @@ type Options struct {
 	// second, the counts and the measured window's histograms so far (Live). It runs on the
 	// run's own goroutine, so it must return quickly and copy what it keeps.
 	Live func(*Live)
+	// Started, when set, is called once the producers' schedule is fixed, just before they
+	// start: the wall-clock times of their start (the timeline's t = 0) and of the measured
+	// window's start (in backlog mode, when the warm-up ends: the window then starts later).
+	// It must not block.
+	Started func(producers, window time.Time)
+	// BeforeCleanup, when set, is called after a run that ended without error (its drain
+	// over), before its topics are deleted; a trial with planned faults waits there for the
+	// ISR of the run's topics to be full again.
+	BeforeCleanup func()
 	// Clock is the run's time base; default pace.NewClock(). Tests may pass their own.
 	Clock pace.Clock
 	// Seed makes payloads and keys reproducible; default derived from RunID.
@@ -142,6 +151,9 @@ func Run(ctx context.Context, spec workload.Spec, tgt target.Target, opts Option
 		return nil, err
 	}
 	res, err = r.execute(ctx)
+	if err == nil && opts.BeforeCleanup != nil {
+		opts.BeforeCleanup()
+	}
 	return res, err
 }
 

@@ -261,3 +261,25 @@ func freeSubnet(addrs string) string {
 	}
 	return ""
 }
+
+// Cut takes one broker's emulated data link down at the bridge, as if its cable were pulled:
+// its connections stay open but nothing crosses until Reconnect. The management link (metrics)
+// stays up, and the link's shapers stay configured.
+func (c *State) Cut(id int32) error { return c.setLink(id, "down") }
+
+// Reconnect brings a cut broker's data link up again.
+func (c *State) Reconnect(id int32) error { return c.setLink(id, "up") }
+
+func (c *State) setLink(id int32, state string) error {
+	b, err := c.Broker(id)
+	if err != nil {
+		return err
+	}
+	if b.Netns == "" || b.HostIface == "" {
+		return fmt.Errorf("broker %d has no emulated NIC: start the cluster with `plimsoll cluster up --nic RATE`", id)
+	}
+	if err := run("ip", "link", "set", b.HostIface, state); err != nil {
+		return fmt.Errorf("setting broker %d's link %s: %w", id, state, err)
+	}
+	return nil
+}

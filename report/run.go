@@ -31,6 +31,7 @@ func RunSummary(w io.Writer, t *results.Trial) error {
 		b.WriteString("\n")
 		b.WriteString(USEText(*t.USE))
 	}
+	runFaults(&b, t)
 	runVerdict(&b, t)
 	_, err := io.WriteString(w, b.String())
 	return err

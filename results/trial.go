@@ -3,6 +3,7 @@ package results
 import (
 	"time"
 
+	"github.com/plimsoll/plimsoll/fault"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/model"
 	"github.com/plimsoll/plimsoll/probe"
@@ -30,6 +31,10 @@ type Trial struct {
 	// LinkOverhead is what the brokers' emulated links carried beyond the records, per record
 	// byte, over the measured window (use.LinkOverhead); nil without emulated links.
 	LinkOverhead *float64 `json:"link_overhead,omitempty"`
+	// Faults are the run's planned faults as they happened (plimsoll run --fault): when each
+	// began and ended, the figures during it and outside every fault, and the time until the
+	// ISR was full again; absent without faults.
+	Faults []fault.Window `json:"faults,omitempty"`
 	// Step places the trial in a limit search; nil for a run.
 	Step *Step `json:"search,omitempty"`
 	// Dir holds the trial's files (timeline.csv, histograms.hlog, probe.json), relative to the

@@ -8,4 +8,8 @@
 // A trial interrupted while its load runs (its context cancelled) is still judged from what it
 // measured: its record is marked interrupted and its verdict invalid, so whoever keeps it cannot
 // mistake it for a finished trial.
+//
+// A trial with planned faults (Config.Faults, package fault) runs their schedule beside the
+// load from the producers' start; after the drain, before the topics are deleted, it waits for
+// every fault to have ended and its ISR watch to be over, and the record carries the windows.
 package trial

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/plimsoll/plimsoll/fault"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/probe"
 	"github.com/plimsoll/plimsoll/results"
@@ -32,6 +33,10 @@ type Config struct {
 	KafkaVersion string
 	// NoProbe skips the probe (no broker or host observations; the verdict says what it skipped).
 	NoProbe bool
+	// Faults are planned faults, executed on FaultTarget (the local cluster) at their times
+	// after the start of the measured window; checked by the caller (fault.Check).
+	Faults      []fault.Spec
+	FaultTarget fault.Target
 }
 
 // Run executes one trial. The probe runs for the whole trial; the USE table, the per-process
@@ -60,7 +65,9 @@ func Run(ctx context.Context, cfg Config) (*results.Trial, error) {
 			return nil, fmt.Errorf("starting the probe: %w", err)
 		}
 	}
+	faults := startFaults(ctx, cfg, &opts)
 	lr, err := loadgen.Run(ctx, cfg.Spec, cfg.Target, opts)
+	windows := faults()
 	var series *probe.Series
 	if p != nil {
 		series = p.Stop()
@@ -68,15 +75,16 @@ func Run(ctx context.Context, cfg Config) (*results.Trial, error) {
 	if err != nil {
 		if lr != nil && errors.Is(err, loadgen.ErrInterrupted) {
 			// What it measured before the interruption, marked interrupted and judged invalid.
-			return judge(lr, series, cfg, version), err
+			return judge(lr, series, cfg, version, windows), err
 		}
 		return nil, err
 	}
-	return judge(lr, series, cfg, version), nil
+	t := judge(lr, series, cfg, version, windows)
+	return t, nil
 }
 
 // judge turns the load generator's result and the probe's samples into the trial record.
-func judge(lr *loadgen.Result, series *probe.Series, cfg Config, version string) *results.Trial {
+func judge(lr *loadgen.Result, series *probe.Series, cfg Config, version string, faults []fault.Window) *results.Trial {
 	nic := cfg.Probe.NICBytesPerSec
 	for _, v := range cfg.Probe.NICByBroker {
 		nic = max(nic, v)
@@ -89,7 +97,11 @@ func judge(lr *loadgen.Result, series *probe.Series, cfg Config, version string)
 		u := use.Summarise(window)
 		t.USE = &u
 	}
-	t.Verdict = verdict.Judge(verdict.Input{Run: lr, Series: window, USE: t.USE}, cfg.Criteria)
+	if len(faults) > 0 {
+		fault.Measure(faults, &t.Result)
+		t.Faults = faults
+	}
+	t.Verdict = verdict.Judge(verdict.Input{Run: &t.Result, Series: window, USE: t.USE, Faults: faults}, cfg.Criteria)
 	t.CPU = processCPU(t, window)
 	t.Traffic = t.BrokerTraffic()
 	if o, ok := use.LinkOverhead(window); ok {

@@ -47,7 +47,7 @@ func TestJudge(t *testing.T) {
 	}
 	cfg := Config{Criteria: verdict.DefaultCriteria()}
 	cfg.Probe.NICByBroker = map[int32]float64{1: 2e6, 2: 3e6}
-	tr := judge(lr, s, cfg, "4.1.0")
+	tr := judge(lr, s, cfg, "4.1.0", nil)
 	if tr.USE == nil || tr.USE.Samples != 5 {
 		t.Fatalf("USE table over %v samples, want the 5 of the window", tr.USE)
 	}
@@ -74,7 +74,7 @@ func TestJudge(t *testing.T) {
 func TestJudgeUnprobed(t *testing.T) {
 	lr := &loadgen.Result{TargetMsgsPerSec: 1000, ProducedMsgsPerSec: 1000}
 	lr.Config.NumCPU, lr.Client.CPUShare = 4, 0.1
-	tr := judge(lr, nil, Config{Criteria: verdict.DefaultCriteria()}, "")
+	tr := judge(lr, nil, Config{Criteria: verdict.DefaultCriteria()}, "", nil)
 	if tr.USE != nil || len(tr.Traffic) != 0 || tr.CPU["plimsoll"] != 0.4 || tr.Verdict.State == "" || len(tr.Verdict.Skipped) == 0 {
 		t.Errorf("unprobed record: use %v traffic %v cpu %v verdict %+v", tr.USE, tr.Traffic, tr.CPU, tr.Verdict)
 	}

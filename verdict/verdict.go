@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/plimsoll/plimsoll/fault"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/probe"
 	"github.com/plimsoll/plimsoll/units"
@@ -38,6 +39,10 @@ const (
 	CritHostCPU     = "host-cpu"
 	CritHostNoise   = "host-noise"
 	CritInterrupted = "interrupted"
+	// A run with planned faults (package fault) is judged by these two instead of the
+	// throughput, latency, ISR and produce-error criteria.
+	CritFaultLoss     = "fault-loss"     // acknowledged messages lost, or written twice with idempotence
+	CritFaultRecovery = "fault-recovery" // the ISR not full again soon enough after a fault
 )
 
 // Criteria are the thresholds a run is judged by. A zero threshold switches its criterion off;
@@ -121,6 +126,10 @@ type Criteria struct {
 	// rates), 0.15 on the slow brokers at 50 msgs/s (window full, latency the brokers'),
 	// 0.93-1.0 where the window set the rate.
 	ClientFullBatchShare float64 `json:"client_full_batch_share"`
+	// MaxRecoverySeconds: in a run with planned faults, a fault after whose end the run's
+	// partitions took longer than this to have their full ISR again fails the run
+	// (fault-recovery, 60; 0 = off: only never recovering within the run fails it).
+	MaxRecoverySeconds float64 `json:"fault_max_recovery_s"`
 }
 
 // DefaultCriteria are the documented defaults (README, "Verdict criteria").
@@ -131,7 +140,7 @@ func DefaultCriteria() Criteria {
 		ClientMaxLateMs: 500, ClientStarvedWait: 0.5, ClientMinWaitS: 0.01, ClientSchedP99Ms: 25,
 		MaxBufferFullShare: 0.01, HostBusy: 0.9, HostOursShare: 0.5, MinBottleneckUtil: 0.5,
 		LinkDropsPerSec: 1, LinkRetransPerSec: 5, ClientWindowShare: 0.9,
-		ClientFullBatchShare: 0.8,
+		ClientFullBatchShare: 0.8, MaxRecoverySeconds: 60,
 	}
 }
 
@@ -169,6 +178,9 @@ type Input struct {
 	Run    *loadgen.Result
 	Series *probe.Series
 	USE    *use.Table
+	// Faults are the run's planned faults as they happened; a run with any is judged on loss,
+	// duplicates and recovery (fault-loss, fault-recovery), not on throughput and latency.
+	Faults []fault.Window
 }
 
 // Judge applies the criteria to a run.
@@ -184,6 +196,13 @@ func Judge(in Input, c Criteria) Verdict {
 	}
 	v.Evidence, v.Bottleneck = evidence(in.USE, c)
 
+	if len(in.Faults) > 0 {
+		judgeFaults(in, c, &v)
+		if markInterrupted(in.Run, &v) {
+			v.Ceiling = Invalid
+		}
+		return v
+	}
 	if noise := hostNoise(in, c); noise != nil {
 		v.State, v.Ceiling = Invalid, Invalid
 		v.Reasons = append(v.Reasons, *noise)
@@ -207,12 +226,20 @@ func Judge(in Input, c Criteria) Verdict {
 	default:
 		v.State = OK
 	}
-	if in.Run.Interrupted {
-		v.State = Invalid
-		v.Reasons = append([]Reason{{Criterion: CritInterrupted, Text: interruptedText(in.Run)}}, v.Reasons...)
-	}
+	markInterrupted(in.Run, &v)
 	v.Ceiling = ceilingState(v)
 	return v
+}
+
+// markInterrupted makes the verdict of an interrupted run invalid, its first reason saying how
+// much of the window it measured, and says whether it did.
+func markInterrupted(r *loadgen.Result, v *Verdict) bool {
+	if !r.Interrupted {
+		return false
+	}
+	v.State = Invalid
+	v.Reasons = append([]Reason{{Criterion: CritInterrupted, Text: interruptedText(r)}}, v.Reasons...)
+	return true
 }
 
 // interruptedText says how much of its window an interrupted run measured.

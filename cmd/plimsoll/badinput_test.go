@@ -107,6 +107,16 @@ var badInputs = []badInput{
 	{what: "compare --a/--b: --metrics-listen on the command after --",
 		args: []string{"compare", "--a", "kafka=3.9.1", "--b", "kafka=4.1.0", "--out", "DIR/ab", "--", "run", "--metrics-listen", ":0"},
 		code: ExitUsage, want: []string{"run --metrics-listen: the A/B driver sets --metrics-listen itself", "give --metrics-listen to compare"}},
+	{what: "--fault: unknown action", args: faultArgs("pause 2 at 8s for 8s"), code: ExitUsage,
+		want: []string{"--fault", `unknown action "pause"; give kill`}},
+	{what: "--fault: no such broker", args: faultArgs("kill 5 at 8s for 8s"), code: ExitUsage,
+		want: []string{"--fault", "the cluster has no broker 5; its brokers are 1, 2, 3"}},
+	{what: "--fault: after the run's end", args: faultArgs("kill 2 at 30s for 8s"), code: ExitUsage,
+		want: []string{"--fault", "at 30s is not before the end of the 20s measured window"}},
+	{what: "--fault: cut without emulated NICs", args: faultArgs("cut 2 at 8s for 8s"), code: ExitUsage,
+		want: []string{"--fault", "cut needs emulated NICs", "cluster up --nic RATE"}},
+	{what: "--fault: a cluster plimsoll did not start", args: runArgs("--fault", "kill 2 at 8s for 8s"), code: ExitUsage,
+		want: []string{"--fault: plimsoll injects faults only into a local cluster it runs", "leave out --bootstrap"}},
 	{what: "model --file: a device that never ends", args: []string{"model", "--file", "/dev/zero"}, code: ExitUsage,
 		want: []string{"--file: /dev/zero: too large"}},
 	{what: "export: an unknown --format", args: []string{"export", "--format", "csv", "DIR"}, code: ExitUsage,
@@ -132,6 +142,12 @@ func runArgs(args ...string) []string {
 		base = append(base, "--out", "DIR/out")
 	}
 	return append(base, args...)
+}
+
+// faultArgs is `run --fault spec` for 20 s on the local cluster of DIR/cluster, which does not
+// exist: run would start the default 3-broker loopback cluster.
+func faultArgs(spec string) []string {
+	return []string{"run", "--cluster-dir", "DIR/cluster", "--duration", "20s", "--out", "DIR/out", "--fault", spec}
 }
 
 const ombMissingPayload = "topics: 1\npartitionsPerTopic: 1\nmessageSize: 100\npayloadFile: payload/missing.data\n" +

@@ -46,6 +46,8 @@ command returns; its state lives in --cluster-dir.`,
 		{"pause", "Freeze one broker with SIGSTOP (a hung JVM); resume continues it", "  plimsoll cluster pause 3"},
 		{"resume", "Continue a paused broker with SIGCONT", "  plimsoll cluster resume 3"},
 		{"restart", "Stop one broker (gracefully, then by force) and start it again on the same data", "  plimsoll cluster restart 1"},
+		{"cut", "Take one broker's emulated data link down (a pulled cable; needs cluster up --nic); reconnect brings it back", "  plimsoll cluster cut 2"},
+		{"reconnect", "Bring a cut broker's emulated data link up again", "  plimsoll cluster reconnect 2"},
 	} {
 		cmd.AddCommand(newClusterFaultCmd(&dir, f.use, f.short, f.example))
 	}
@@ -274,6 +276,10 @@ func newClusterFaultCmd(dir *string, use, short, example string) *cobra.Command 
 				err = c.Pause(int32(id))
 			case "resume":
 				err = c.Resume(int32(id))
+			case "cut":
+				err = c.Cut(int32(id))
+			case "reconnect":
+				err = c.Reconnect(int32(id))
 			case "restart":
 				ctx, cancel := interruptible()
 				defer cancel()

@@ -282,6 +282,7 @@ func addCriteriaFlags(fs *pflag.FlagSet) *verdict.Criteria {
 	fs.Float64Var(&c.MinHandlerIdle, "min-handler-idle", c.MinHandlerIdle, "overloaded when a broker's request handlers are idle less than this share (0 = off)")
 	fs.Float64Var(&c.MaxISRShare, "max-isr-share", c.MaxISRShare, "overloaded when ISR changes or under-replication occur in more than this share of seconds (0 = off)")
 	fs.BoolVar(&c.ProduceErrors, "fail-on-produce-errors", c.ProduceErrors, "overloaded on any failed produce")
+	secFlag(fs, &c.MaxRecoverySeconds, "fault-max-recovery", "with --fault: overloaded when the run's partitions take longer than this after a fault ends to have their full ISR again (0 = only never within 2 minutes)")
 	msFlag(fs, &c.ScheduleP99Ms, "client-max-schedule-delay", "invalid (client-bound) when the generator's p99 schedule delay exceeds this while its buffers had room (0 = off)")
 	fs.Float64Var(&c.ClientMaxCPU, "client-max-cpu", c.ClientMaxCPU, "invalid (client-bound) when plimsoll uses more than this share of its usable cores (0 = off)")
 	msFlag(fs, &c.ClientMaxLateMs, "client-max-late", "invalid (client-bound) when the p99 schedule delay exceeds this with buffers free, whatever the run-queue wait (0 = off)")
@@ -340,18 +341,45 @@ func msString(ms float64) string { return time.Duration(ms * float64(time.Millis
 func (d msDuration) String() string { return msString(*d.ms) }
 func (d msDuration) Type() string   { return "duration" }
 func (d msDuration) Set(s string) error {
+	v, err := parseCriterionDuration(s)
+	if err == nil {
+		*d.ms = float64(v) / float64(time.Millisecond)
+	}
+	return err
+}
+
+// parseCriterionDuration parses a criterion's duration: a unit is required, 0 switches it off.
+func parseCriterionDuration(s string) (time.Duration, error) {
 	v, err := time.ParseDuration(s)
 	switch {
 	case err != nil && strings.Contains(err.Error(), "missing unit"):
-		return fmt.Errorf("a duration needs a unit: %sms or %ss, say (0 switches it off)", s, s)
+		return 0, fmt.Errorf("a duration needs a unit: %sms or %ss, say (0 switches it off)", s, s)
 	case err != nil:
-		return fmt.Errorf("give a duration such as 1s or 250ms (0 switches it off)")
+		return 0, fmt.Errorf("give a duration such as 1s or 250ms (0 switches it off)")
 	case v < 0:
-		return fmt.Errorf("give a positive duration such as 250ms, or 0 to switch it off")
+		return 0, fmt.Errorf("give a positive duration such as 250ms, or 0 to switch it off")
 	}
-	*d.ms = float64(v) / float64(time.Millisecond)
-	return nil
+	return v, nil
 }
+
+// secDuration is a criterion given as a duration (60s, 2m) and kept in seconds, the unit the
+// criteria record it in (verdict.Criteria's *_s fields).
+type secDuration struct{ s *float64 }
+
+func (d secDuration) String() string {
+	return time.Duration(*d.s * float64(time.Second)).String()
+}
+func (d secDuration) Type() string { return "duration" }
+func (d secDuration) Set(s string) error {
+	v, err := parseCriterionDuration(s)
+	if err == nil {
+		*d.s = v.Seconds()
+	}
+	return err
+}
+
+// secFlag registers a criterion kept in seconds as the duration flag name.
+func secFlag(fs *pflag.FlagSet, s *float64, name, usage string) { fs.Var(secDuration{s}, name, usage) }
 
 // msFlag registers a latency criterion as the duration flag name and, hidden, under its former
 // name name-ms, which took a number of milliseconds and still does (with a note on stderr).

@@ -45,6 +45,8 @@ var outputCases = []outputCase{
 	{"cluster pause, no cluster", []string{"cluster", "pause", "2", "--cluster-dir", "DIR/c"}, ExitUsage, false},
 	{"cluster resume, no cluster", []string{"cluster", "resume", "2", "--cluster-dir", "DIR/c"}, ExitUsage, false},
 	{"cluster restart, no cluster", []string{"cluster", "restart", "2", "--cluster-dir", "DIR/c"}, ExitUsage, false},
+	{"cluster cut, no cluster", []string{"cluster", "cut", "2", "--cluster-dir", "DIR/c"}, ExitUsage, false},
+	{"cluster reconnect, no cluster", []string{"cluster", "reconnect", "2", "--cluster-dir", "DIR/c"}, ExitUsage, false},
 	{"cluster shape, no cluster", []string{"cluster", "shape", "2", "8Mbit/s", "--cluster-dir", "DIR/c"}, ExitUsage, false},
 }
 

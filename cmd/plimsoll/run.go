@@ -39,6 +39,7 @@ func newRunCmdFor(ab *abHook) *cobra.Command {
 		out, prefix string
 		keep        bool
 		drain       time.Duration
+		faults      []string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -61,9 +62,13 @@ func newRunCmdFor(ab *abHook) *cobra.Command {
 	f.BoolVar(&keep, "keep-topics", false, "keep the run's topics afterwards")
 	f.DurationVar(&drain, "drain-timeout", loadgen.DefaultDrainTimeout, "how long consumers may take to catch up after the window before unseen messages count")
 	om := addOutputFlags(cmd, "result.json (schema in the README) instead of the summary")
+	f.StringArrayVar(&faults, "fault", nil, faultHelp)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		cfg, err := runConfig(wf, crit, prefix, cmd.ErrOrStderr())
 		if err != nil {
+			return err
+		}
+		if cfg.Faults, err = faultPlan(faults, cfg.Spec, tf.bootstrap, tf.clusterDir); err != nil {
 			return err
 		}
 		if err := checkOut(out); err != nil {
@@ -89,6 +94,11 @@ func newRunCmdFor(ab *abHook) *cobra.Command {
 		}
 		defer release(tgt, stderr)
 		cfg.Target, cfg.KafkaVersion, cfg.Probe = tgt.Target, tgt.KafkaVersion(), tgt.ProbeConfig()
+		if len(cfg.Faults) > 0 {
+			if cfg.FaultTarget, err = faultTarget(tgt, tf.clusterDir); err != nil {
+				return err
+			}
+		}
 		res, err := runTrial(ctx, cfg, stderr)
 		if errors.Is(err, loadgen.ErrInterrupted) || interruptedBy(ctx) != nil {
 			return runInterrupted(ctx, cmd.OutOrStdout(), res, out, om.json)
