@@ -90,6 +90,16 @@ var badInputs = []badInput{
 		code: ExitUsage, want: []string{"--out DIR/file: DIR/file is a file"}},
 	{what: "model --file: a device that never ends", args: []string{"model", "--file", "/dev/zero"}, code: ExitUsage,
 		want: []string{"--file: /dev/zero: too large"}},
+	{what: "watch: an interval shorter than the probe's", args: []string{"watch", "--interval", "1s", "--cluster-dir", "DIR/cluster"}, code: ExitUsage,
+		want: []string{"--interval 1s: give at least 2s"}},
+	{what: "watch: a negative --for", args: []string{"watch", "--for", "-5s", "--cluster-dir", "DIR/cluster"}, code: ExitUsage,
+		want: []string{"--for -5s: give a positive duration"}},
+	{what: "watch: no local cluster (watch starts none)", args: []string{"watch", "--cluster-dir", "DIR/cluster"}, code: ExitUsage,
+		want: []string{"no local cluster in DIR/cluster, and watch starts none", "plimsoll cluster up --cluster-dir DIR/cluster"}},
+	{what: "watch: a user's cluster without metrics endpoints", args: []string{"watch", "--bootstrap", "127.0.0.1:1"}, code: ExitUsage,
+		want: []string{"--bootstrap without --metrics-url"}},
+	{what: "watch: a CPU ceiling above 100%", args: []string{"watch", "--host-busy", "1.5", "--cluster-dir", "DIR/cluster"}, code: ExitUsage,
+		want: []string{"--host-busy 1.5: give a share between 0 and 1"}},
 }
 
 // runArgs is `run` against a closed port, plus args, with --out DIR/out unless args set --out.
