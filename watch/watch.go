@@ -47,7 +47,13 @@ type Broker struct {
 	// traffic it leads.
 	ProduceShare float64 `json:"produce_share"`
 	// Samples counts the samples with produce bytes in; 0: no traffic figures at all.
-	Samples  int        `json:"samples"`
+	Samples int `json:"samples"`
+	// From and To are the span the traffic figures cover: from the reading of Kafka's counters
+	// before the interval's first sample to its last reading (each at the middle of its scrape).
+	// The figures are the counters' growth over this span per second (each sample's rate
+	// weighted by its length), so Kafka's own counters read at From and To give the same rates.
+	From     time.Time  `json:"from,omitzero"`
+	To       time.Time  `json:"to,omitzero"`
 	Headroom []Headroom `json:"headroom,omitempty"`
 }
 
@@ -110,8 +116,11 @@ type Busiest struct {
 func Summarise(s *probe.Series, c Ceilings) Interval {
 	iv := Interval{USE: use.Summarise(s), Samples: len(s.Samples)}
 	iv.From, iv.To, iv.Seconds = iv.USE.From, iv.USE.To, iv.USE.Seconds
-	traffic := use.BrokerTraffic(s)
+	traffic, spans := traffic(s)
 	iv.Brokers = brokers(s, traffic, headroom(&iv.USE, c))
+	for i, b := range iv.Brokers {
+		iv.Brokers[i].From, iv.Brokers[i].To = spans[b.ID].from, spans[b.ID].to
+	}
 	iv.Busiest = busiest(iv.Brokers)
 	iv.Model, iv.ModelNote = modelView(traffic, len(iv.Brokers))
 	return iv
