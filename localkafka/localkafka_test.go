@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -146,5 +147,15 @@ func TestFreeSubnet(t *testing.T) {
 		if got := freeSubnet(tc.addrs); got != tc.want {
 			t.Errorf("freeSubnet(%q) = %s, want %s", tc.addrs, got, tc.want)
 		}
+	}
+}
+
+func TestProducerPerfArgs(t *testing.T) {
+	got := ProducerPerf{Classpath: "/k/libs/*", Bootstrap: "b:9092", Topic: "plimsoll-x", Records: 1000,
+		RecordSize: 100, Throughput: 500, Props: []string{"acks=1"}}.Args()
+	want := []string{"-Xmx1g", "-cp", "/k/libs/*", "org.apache.kafka.tools.ProducerPerformance", "--topic", "plimsoll-x",
+		"--num-records", "1000", "--record-size", "100", "--throughput", "500", "--producer-props", "bootstrap.servers=b:9092", "acks=1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("args %q\nwant %q", got, want)
 	}
 }

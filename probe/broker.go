@@ -23,6 +23,10 @@ type BrokerSample struct {
 	Err           string  `json:"err,omitempty"`
 	Interval      float64 `json:"interval_s"`
 	ScrapeSeconds float64 `json:"scrape_s"`
+	// At is when this scrape read the counters (the middle of its request): the rates cover
+	// (At - Interval, At], which may lag the sample's tick by the scrape's own time. Zero in
+	// samples written before it was recorded, and when Err is set.
+	At time.Time `json:"at,omitzero"`
 
 	// Record bytes per second from Kafka's BrokerTopicMetrics. BytesIn/Out are clients'
 	// produce and consume traffic; replication is counted separately.
@@ -265,6 +269,7 @@ func diffBroker(prev, cur *brokerReading, pools int) *BrokerSample {
 	return &BrokerSample{
 		Interval:              dt,
 		ScrapeSeconds:         cur.scrape.Seconds(),
+		At:                    cur.at,
 		BytesIn:               rt(mBytesIn),
 		BytesOut:              rt(mBytesOut),
 		ReplicationBytesIn:    rt(mReplIn),

@@ -47,6 +47,21 @@ func OpenLocal(ctx context.Context, dir string, log io.Writer) (*Where, error) {
 			return nil, errors.Join(err, w.Release())
 		}
 	}
+	return opened(w, c, dir, log)
+}
+
+// OpenRunning opens the local cluster in dir without ever starting one (for a command that
+// only observes): localkafka.ErrNoCluster when there is none, ErrStopped when it is stopped.
+func OpenRunning(dir string, log io.Writer) (*Where, error) {
+	c, err := localkafka.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return opened(&Where{}, c, dir, log)
+}
+
+// opened checks the local cluster c is running, warns of brokers that are not, and fills w.
+func opened(w *Where, c *localkafka.State, dir string, log io.Writer) (*Where, error) {
 	if c.Stopped {
 		return nil, fmt.Errorf("%w: %s", ErrStopped, dir)
 	}

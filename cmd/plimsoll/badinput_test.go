@@ -133,6 +133,16 @@ var badInputs = []badInput{
 	{what: "compare: a JSON neither an OMB result nor a plimsoll one", files: map[string]string{"x.json": `{"name": "not a result"}`},
 		args: []string{"compare", "DIR/x.json", "DIR/x.json"}, code: ExitUsage,
 		want: []string{`not an OpenMessaging Benchmark result file: no "workload" field`, "or OMB result files (.json)"}},
+	{what: "watch: an interval shorter than the probe's", args: []string{"watch", "--interval", "1s", "--cluster-dir", "DIR/cluster"}, code: ExitUsage,
+		want: []string{"--interval 1s: give at least 2s"}},
+	{what: "watch: a negative --for", args: []string{"watch", "--for", "-5s", "--cluster-dir", "DIR/cluster"}, code: ExitUsage,
+		want: []string{"--for -5s: give a positive duration"}},
+	{what: "watch: no local cluster (watch starts none)", args: []string{"watch", "--cluster-dir", "DIR/cluster"}, code: ExitUsage,
+		want: []string{"no local cluster in DIR/cluster, and watch starts none", "plimsoll cluster up --cluster-dir DIR/cluster"}},
+	{what: "watch: a user's cluster without metrics endpoints", args: []string{"watch", "--bootstrap", "127.0.0.1:1"}, code: ExitUsage,
+		want: []string{"--bootstrap without --metrics-url"}},
+	{what: "watch: a CPU ceiling above 100%", args: []string{"watch", "--host-busy", "1.5", "--cluster-dir", "DIR/cluster"}, code: ExitUsage,
+		want: []string{"--host-busy 1.5: give a share between 0 and 1"}},
 }
 
 // runArgs is `run` against a closed port, plus args, with --out DIR/out unless args set --out.

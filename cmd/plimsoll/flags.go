@@ -109,6 +109,8 @@ type targetFlags struct {
 	metricsURLs                                                        []string
 	clusterDir                                                         string
 	nic, diskWrite                                                     string
+	// observeOnly: never start a local cluster (watch observes one that runs).
+	observeOnly bool
 	// ab is set when the A/B driver runs the command in-process (nil otherwise).
 	ab *abHook
 }
@@ -194,7 +196,14 @@ func (t *targetFlags) where(ctx context.Context, log io.Writer) (*trial.Where, e
 		if t.tls || t.tlsCA != "" || t.saslMech != "" || len(t.metricsURLs) > 0 {
 			return nil, usageErrf("--tls, --sasl-* and --metrics-url need --bootstrap (without it the local cluster is used over PLAINTEXT, its metrics automatic; for the TLS/SASL listeners of `plimsoll cluster up --tls/--sasl-user`, give the --bootstrap that `plimsoll cluster status` prints)")
 		}
-		w, err := trial.OpenLocal(ctx, t.clusterDir, log)
+		open := func() (*trial.Where, error) { return trial.OpenLocal(ctx, t.clusterDir, log) }
+		if t.observeOnly {
+			open = func() (*trial.Where, error) { return trial.OpenRunning(t.clusterDir, log) }
+		}
+		w, err := open()
+		if errors.Is(err, localkafka.ErrNoCluster) {
+			return nil, usageErrf("no local cluster in %s, and watch starts none (it observes traffic, it makes none): start one with `plimsoll cluster up --cluster-dir %s`, or give --bootstrap and --metrics-url for yours", t.clusterDir, t.clusterDir)
+		}
 		if errors.Is(err, trial.ErrStopped) {
 			return nil, usageErrf("the local cluster in %s is stopped: start it with `plimsoll cluster up --cluster-dir %s`", t.clusterDir, t.clusterDir)
 		}

@@ -279,10 +279,9 @@ var perfSummary = regexp.MustCompile(`^(\d+) records sent, ([0-9.]+) records/sec
 
 // perfTest runs Kafka's ProducerPerformance and reads its summary line.
 func perfTest(cp, bootstrap, topic string, records, rate int) (measured, error) {
-	args := []string{"-Xmx1g", "-cp", cp, "org.apache.kafka.tools.ProducerPerformance",
-		"--topic", topic, "--num-records", strconv.Itoa(records), "--record-size", strconv.Itoa(recordSize),
-		"--throughput", strconv.Itoa(rate), "--producer-props", "bootstrap.servers=" + bootstrap}
-	cmd := exec.Command("java", append(args, propPairs()...)...)
+	pp := localkafka.ProducerPerf{Classpath: cp, Bootstrap: bootstrap, Topic: topic, Records: records,
+		RecordSize: recordSize, Throughput: rate, Props: propPairs()}
+	cmd := exec.Command("java", pp.Args()...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return measured{}, err
