@@ -25,7 +25,11 @@ func TestDocumentedMetrics(t *testing.T) {
 	for _, m := range docRow.FindAllStringSubmatch(string(doc), -1) {
 		documented[m[1]] = m[2]
 	}
-	mfs, err := New().reg.Gather()
+	e := New()
+	if err := e.Register(sampleWatch()); err != nil {
+		t.Fatal(err)
+	}
+	mfs, err := e.reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

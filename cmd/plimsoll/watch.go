@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/probe"
+	"github.com/plimsoll/plimsoll/promexport"
 	"github.com/plimsoll/plimsoll/report"
 	"github.com/plimsoll/plimsoll/verdict"
 	"github.com/plimsoll/plimsoll/watch"
@@ -55,14 +56,20 @@ func newWatchCmd() *cobra.Command {
 	f.DurationVar(&interval, "interval", 10*time.Second, fmt.Sprintf("how often to summarise (at least %v: the probe samples once a second)", watch.MinInterval))
 	f.DurationVar(&forDur, "for", 0, "stop after this long (0: until interrupted)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object per interval (fields in docs/use.md)")
+	mf := addMetricsFlags(f)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		cfg, err := watchConfig(tf, crit, interval, forDur)
 		if err != nil {
 			return err
 		}
+		exp, stopMetrics, err := mf.open(cmd.ErrOrStderr(), nil)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
 		ctx, cancel := interruptible()
 		defer cancel()
-		return runWatch(ctx, tf, cfg, cmd.OutOrStdout(), cmd.ErrOrStderr(), asJSON)
+		return runWatch(ctx, tf, cfg, watchOut{cmd.OutOrStdout(), cmd.ErrOrStderr(), asJSON, watchMetrics(exp)})
 	}
 	return cmd
 }
@@ -93,8 +100,29 @@ func watchConfig(tf *targetFlags, crit verdict.Criteria, interval, forDur time.D
 	return watch.Config{Interval: interval, For: forDur, Ceilings: ceil}, nil
 }
 
+// watchOut is where watch's intervals go: stdout as text or JSON lines, and the metrics
+// endpoint when there is one.
+type watchOut struct {
+	stdout, stderr io.Writer
+	asJSON         bool
+	metrics        *promexport.Watch // nil without --metrics-listen
+}
+
+// watchMetrics registers watch's metrics on exp's endpoint (nil without one).
+func watchMetrics(exp *promexport.Exporter) *promexport.Watch {
+	if exp == nil {
+		return nil
+	}
+	w := promexport.NewWatch()
+	if err := exp.Register(w); err != nil {
+		panic(err) // the same collector twice on a fresh registry: a programming error
+	}
+	return w
+}
+
 // runWatch starts the probe on the cluster and prints each interval until cfg.For or ctx ends.
-func runWatch(ctx context.Context, tf *targetFlags, cfg watch.Config, stdout, stderr io.Writer, asJSON bool) error {
+func runWatch(ctx context.Context, tf *targetFlags, cfg watch.Config, o watchOut) error {
+	stdout, stderr, asJSON := o.stdout, o.stderr, o.asJSON
 	tgt, err := tf.resolve(ctx, stderr)
 	if err != nil {
 		return err
@@ -112,6 +140,9 @@ func runWatch(ctx context.Context, tf *targetFlags, cfg watch.Config, stdout, st
 	// On stderr with --json too: stdout holds nothing but the intervals.
 	fmt.Fprintf(stderr, "watching %s every %v%s; Ctrl-C stops\n", watchTarget(tf), cfg.Interval, watchFor(cfg.For))
 	emit := func(iv watch.Interval) error {
+		if o.metrics != nil {
+			o.metrics.Set(iv)
+		}
 		if asJSON {
 			return report.WatchJSON(stdout, iv)
 		}
