@@ -93,11 +93,18 @@ func linkText(name string, r use.Row, drops, retrans float64) string {
 	return s
 }
 
-// linkBottleneck is the bottleneck of an overloaded trial given its lossy links: the link's
-// mechanism replaces a bottleneck that names the same link; otherwise the first link in the
-// order of blame becomes the bottleneck, unless the failing criteria name a broker (broker,
-// e.g. "broker 2"), when only a link of that broker does.
+// linkBottleneck is the bottleneck of an overloaded trial given its lossy links (in the order of
+// blame). A link whose shaper dropped is a full link, and the cause: the retransmits of other
+// links (the senders into it) and a broker the failing criteria name as fetching least (its
+// fetches cross the full link) follow from it. So when any link dropped, the bottleneck is a
+// dropping link: the one the bottleneck names, else one of the broker the criteria name (broker,
+// e.g. "broker 2"), else the first. Otherwise a retransmitting link's mechanism replaces a
+// bottleneck that names it, or the first such link becomes the bottleneck unless the failing
+// criteria name a broker, when only a link of that broker does.
 func linkBottleneck(bottleneck string, links []lossyLink, broker string) string {
+	if len(links) > 0 && links[0].dropped {
+		return droppingLink(bottleneck, links, broker).text
+	}
 	for _, l := range links {
 		if strings.HasPrefix(bottleneck, l.name+":") {
 			return l.text
@@ -109,4 +116,20 @@ func linkBottleneck(bottleneck string, links []lossyLink, broker string) string 
 		}
 	}
 	return bottleneck
+}
+
+// droppingLink picks the dropping link to blame: the one bottleneck names, else one of broker's,
+// else the first (links[0] dropped).
+func droppingLink(bottleneck string, links []lossyLink, broker string) lossyLink {
+	for _, l := range links {
+		if l.dropped && strings.HasPrefix(bottleneck, l.name+":") {
+			return l
+		}
+	}
+	for _, l := range links {
+		if l.dropped && broker != "" && strings.HasPrefix(l.name, broker+" ") {
+			return l
+		}
+	}
+	return links[0]
 }

@@ -106,3 +106,29 @@ func TestJudgeNamesLossyLink(t *testing.T) {
 		t.Errorf("kept up: %s, bottleneck %q", ok.State, ok.Bottleneck)
 	}
 }
+
+// TestLinkBottleneckDropping: when a link's shaper dropped, that full link is the bottleneck,
+// even where the failing criteria name another broker. On a clean clone, broker 2's links shaped
+// to 4 Mbit/s dropped 3.9 and 3.5 packets/s; broker 3, sending into them, retransmitted 28.6
+// segments/s, and the replication criterion named broker 3 as fetching least (its fetches from
+// broker 2 cross the full link): the verdict named broker 3's link.
+func TestLinkBottleneckDropping(t *testing.T) {
+	links := []lossyLink{
+		{name: "broker 2 network in", text: "broker 2 network in: the shaper dropping 3.93 packets/s", drops: 3.9, dropped: true},
+		{name: "broker 2 network out", text: "broker 2 network out: the shaper dropping 3.5 packets/s", drops: 3.5, dropped: true},
+		{name: "broker 3 network out", text: "broker 3 network out: TCP retransmitting 28.6 segments/s", drops: 0.4, retrans: 28.6},
+	}
+	cases := []struct{ name, bottleneck, named, want string }{
+		{"the criteria name the retransmitting broker", "broker 3 network out: 31% (link bytes out ÷ NIC)", "broker 3", links[0].text},
+		{"no broker named", "broker 1 cpu: 60% (JVM share)", "", links[0].text},
+		{"the bottleneck names a dropping link", "broker 2 network out: 95% (link bytes out ÷ NIC)", "broker 3", links[1].text},
+		{"the criteria name the dropping broker", "broker 1 cpu: 60% (JVM share)", "broker 2", links[0].text},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := linkBottleneck(c.bottleneck, links, c.named); got != c.want {
+				t.Errorf("linkBottleneck = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
