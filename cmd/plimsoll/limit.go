@@ -19,6 +19,7 @@ import (
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/target"
 	"github.com/plimsoll/plimsoll/trial"
+	"github.com/plimsoll/plimsoll/verdict"
 	"github.com/plimsoll/plimsoll/workload"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -68,6 +69,13 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 	crit := addCriteriaFlags(cmd.Flags())
 	mf := addMetricsFlags(cmd.Flags())
 	lf := &limitFlags{}
+	lf.register(cmd)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return lf.run(cmd, wf, tf, crit, mf) }
+	return cmd
+}
+
+// register adds limit's own flags to cmd.
+func (lf *limitFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&lf.sizes, "message-sizes", "100,1000,10000", "message `SIZES` to search, comma-separated bytes as --message-size takes them, e.g. 100,1KiB,10000")
 	f.Float64Var(&lf.tolerance, "tolerance", 0.05, "stop when the highest ok and lowest overloaded rates are within this share")
@@ -84,56 +92,57 @@ func newLimitCmdFor(ab *abHook) *cobra.Command {
 	f.BoolVar(&lf.noHold, "no-hold", false, "report safe rates without holding them again for a confirmation")
 	lf.output = addOutputFlags(cmd, "schema "+report.SearchSchema+": the settings, each size's boundary and the recommendation (README)")
 	f.StringVar(&lf.ui, "ui", "", "serve a live page of the search at `ADDR` (PORT, :PORT or HOST:PORT; without a host, loopback), e.g. 8080; it becomes the report when the search ends")
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		job, err := lf.job(cmd.Flags(), wf)
-		if err != nil {
-			return err
-		}
-		job.Base.Criteria = *crit
-		if err := checkCriteria(crit); err != nil {
-			return err
-		}
-		if err := checkOut(lf.out); err != nil {
-			return err
-		}
-		if tf.checkOnly() {
-			return nil
-		}
-		if err := job.CheckStore(); err != nil { // before a cluster is started or --out made
-			return lf.searchErr(context.Background(), err, tf)
-		}
-		stderr := cmd.ErrOrStderr()
-		exp, stopMetrics, err := mf.open(stderr, tf.ab)
-		if err != nil {
-			return err
-		}
-		defer stopMetrics()
-		lf.progress(&job, stderr, exp)
-		ui, err := lf.serve(&job, stderr) // before a cluster is started: a bad address is bad input
-		if err != nil {
-			return err
-		}
-		if ui != nil {
-			defer ui.Close()
-		}
-		ctx, cancel := interruptible()
-		defer cancel()
-		if job.Where, err = tf.resolve(ctx, stderr); err != nil {
-			return err
-		}
-		defer release(job.Where, stderr)
-		sf, err := limit.Run(ctx, job)
-		if err != nil {
-			return lf.searchErr(ctx, err, tf)
-		}
-		if ui != nil {
-			if err := ui.Finish(sf); err != nil {
-				fmt.Fprintf(stderr, "warning: the live page could not become the report: %v\n", err)
-			}
-		}
-		return lf.report(cmd.OutOrStdout(), stderr, sf)
+}
+
+// run is limit's command: every flag checked before any side effect, then the search.
+func (lf *limitFlags) run(cmd *cobra.Command, wf *workloadFlags, tf *targetFlags, crit *verdict.Criteria, mf *metricsFlags) error {
+	job, err := lf.job(cmd.Flags(), wf)
+	if err != nil {
+		return err
 	}
-	return cmd
+	job.Base.Criteria = *crit
+	if err := checkCriteria(crit); err != nil {
+		return err
+	}
+	if err := checkOut(lf.out); err != nil {
+		return err
+	}
+	if tf.checkOnly() {
+		return nil
+	}
+	if err := job.CheckStore(); err != nil { // before a cluster is started or --out made
+		return lf.searchErr(context.Background(), err, tf)
+	}
+	stderr := cmd.ErrOrStderr()
+	exp, stopMetrics, err := mf.open(stderr, tf.ab)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	lf.progress(&job, stderr, exp)
+	ui, err := lf.serve(&job, stderr) // before a cluster is started: a bad address is bad input
+	if err != nil {
+		return err
+	}
+	if ui != nil {
+		defer ui.Close()
+	}
+	ctx, cancel := interruptible()
+	defer cancel()
+	if job.Where, err = tf.resolve(ctx, stderr); err != nil {
+		return err
+	}
+	defer release(job.Where, stderr)
+	sf, err := limit.Run(ctx, job)
+	if err != nil {
+		return lf.searchErr(ctx, err, tf)
+	}
+	if ui != nil {
+		if err := ui.Finish(sf); err != nil {
+			fmt.Fprintf(stderr, "warning: the live page could not become the report: %v\n", err)
+		}
+	}
+	return lf.report(cmd.OutOrStdout(), stderr, sf)
 }
 
 // job turns the flags into a limit job (without the cluster, resolved later) and checks every
