@@ -35,12 +35,6 @@ Topics are named with --topic-prefix, created by the run and deleted after it.`
 
 // newRunCmdFor is `plimsoll run`, steered by the A/B driver when ab is not nil.
 func newRunCmdFor(ab *abHook) *cobra.Command {
-	var (
-		out, prefix string
-		keep        bool
-		drain       time.Duration
-		faults      []string
-	)
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run a workload against a cluster and report rates, latency, loss, the USE table and a verdict",
@@ -56,63 +50,81 @@ func newRunCmdFor(ab *abHook) *cobra.Command {
 	tf.ab = ab
 	crit := addCriteriaFlags(cmd.Flags())
 	mf := addMetricsFlags(cmd.Flags())
-	f := cmd.Flags()
-	f.StringVar(&out, "out", "", "directory for result.json, timeline.csv, histograms.hlog and probe.json")
-	f.StringVar(&prefix, "topic-prefix", "", "prefix of the run's topics and groups (default plimsoll-<run id>-); plimsoll never touches other topics")
-	f.BoolVar(&keep, "keep-topics", false, "keep the run's topics afterwards")
-	f.DurationVar(&drain, "drain-timeout", loadgen.DefaultDrainTimeout, "how long consumers may take to catch up after the window before unseen messages count")
-	om := addOutputFlags(cmd, "result.json (schema in the README) instead of the summary")
-	f.StringArrayVar(&faults, "fault", nil, faultHelp)
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		cfg, err := runConfig(wf, crit, prefix, cmd.ErrOrStderr())
-		if err != nil {
-			return err
-		}
-		if cfg.Faults, err = faultPlan(faults, cfg.Spec, tf.bootstrap, tf.clusterDir); err != nil {
-			return err
-		}
-		if err := checkOut(out); err != nil {
-			return err
-		}
-		if tf.checkOnly() {
-			return nil
-		}
-		cfg.Load.KeepTopics, cfg.Load.DrainTimeout = keep, drain
-		stderr := cmd.ErrOrStderr()
-		exp, stopMetrics, err := mf.open(stderr, tf.ab)
-		if err != nil {
-			return err
-		}
-		defer stopMetrics()
-		exp.Feed(&cfg.Load)
-		exp.Trial(1, cfg.Spec.MessageSize, cfg.Spec.Rate)
-		ctx, cancel := interruptible()
-		defer cancel()
-		tgt, err := tf.resolve(ctx, stderr)
-		if err != nil {
-			return err
-		}
-		defer release(tgt, stderr)
-		cfg.Target, cfg.KafkaVersion, cfg.Probe = tgt.Target, tgt.KafkaVersion(), tgt.ProbeConfig()
-		if len(cfg.Faults) > 0 {
-			if cfg.FaultTarget, err = faultTarget(tgt, tf.clusterDir); err != nil {
-				return err
-			}
-		}
-		res, err := runTrial(ctx, cfg, stderr)
-		if errors.Is(err, loadgen.ErrInterrupted) || interruptedBy(ctx) != nil {
-			return runInterrupted(ctx, cmd.OutOrStdout(), res, out, om.json)
-		}
-		if err != nil {
-			return runErr(err)
-		}
-		exp.Done(res)
-		if err := writeRun(cmd.OutOrStdout(), res, out, om.json); err != nil {
-			return err
-		}
-		return verdictExit(res.Verdict)
-	}
+	rf := &runFlags{}
+	rf.register(cmd)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return rf.run(cmd, wf, tf, crit, mf) }
 	return cmd
+}
+
+// runFlags are run's own flags.
+type runFlags struct {
+	out, prefix string
+	keep        bool
+	drain       time.Duration
+	faults      []string
+	om          *outputMode
+}
+
+// register adds run's own flags to cmd.
+func (rf *runFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&rf.out, "out", "", "directory for result.json, timeline.csv, histograms.hlog and probe.json")
+	f.StringVar(&rf.prefix, "topic-prefix", "", "prefix of the run's topics and groups (default plimsoll-<run id>-); plimsoll never touches other topics")
+	f.BoolVar(&rf.keep, "keep-topics", false, "keep the run's topics afterwards")
+	f.DurationVar(&rf.drain, "drain-timeout", loadgen.DefaultDrainTimeout, "how long consumers may take to catch up after the window before unseen messages count")
+	rf.om = addOutputFlags(cmd, "result.json (schema in the README) instead of the summary")
+	f.StringArrayVar(&rf.faults, "fault", nil, faultHelp)
+}
+
+// run is run's command: every flag checked before any side effect, then the trial.
+func (rf *runFlags) run(cmd *cobra.Command, wf *workloadFlags, tf *targetFlags, crit *verdict.Criteria, mf *metricsFlags) error {
+	cfg, err := runConfig(wf, crit, rf.prefix, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	if cfg.Faults, err = faultPlan(rf.faults, cfg.Spec, tf.bootstrap, tf.clusterDir); err != nil {
+		return err
+	}
+	if err := checkOut(rf.out); err != nil {
+		return err
+	}
+	if tf.checkOnly() {
+		return nil
+	}
+	cfg.Load.KeepTopics, cfg.Load.DrainTimeout = rf.keep, rf.drain
+	stderr := cmd.ErrOrStderr()
+	exp, stopMetrics, err := mf.open(stderr, tf.ab)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	exp.Feed(&cfg.Load)
+	exp.Trial(1, cfg.Spec.MessageSize, cfg.Spec.Rate)
+	ctx, cancel := interruptible()
+	defer cancel()
+	tgt, err := tf.resolve(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	defer release(tgt, stderr)
+	cfg.Target, cfg.KafkaVersion, cfg.Probe = tgt.Target, tgt.KafkaVersion(), tgt.ProbeConfig()
+	if len(cfg.Faults) > 0 {
+		if cfg.FaultTarget, err = faultTarget(tgt, tf.clusterDir); err != nil {
+			return err
+		}
+	}
+	res, err := runTrial(ctx, cfg, stderr)
+	if errors.Is(err, loadgen.ErrInterrupted) || interruptedBy(ctx) != nil {
+		return runInterrupted(ctx, cmd.OutOrStdout(), res, rf.out, rf.om.json)
+	}
+	if err != nil {
+		return runErr(err)
+	}
+	exp.Done(res)
+	if err := writeRun(cmd.OutOrStdout(), res, rf.out, rf.om.json); err != nil {
+		return err
+	}
+	return verdictExit(res.Verdict)
 }
 
 // runConfig checks the run's flags and turns them into a trial (without its cluster).
