@@ -1,0 +1,129 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/plimsoll/plimsoll/results"
+)
+
+// Mode is how big a scenario runs: Short for tests, Full for users.
+type Mode string
+
+// The two modes.
+const (
+	Short Mode = "short"
+	Full  Mode = "full"
+)
+
+// Param is one parameter of a scenario with its value in each mode.
+type Param struct {
+	Name  string
+	Short string
+	Full  string
+	Doc   string
+}
+
+// Scenario is one named experiment.
+type Scenario struct {
+	Name  string
+	Title string
+	// Doc is a paragraph for `scenario list --long` and the report: what it measures and how.
+	Doc     string
+	Sources []results.Source
+	Params  []Param
+	// Check verifies the preconditions (root for NICs, sysctl values, disk space) before anything
+	// is created; its error says what is missing and how to fix it.
+	Check func(ctx context.Context, env *Env, p Params) error
+	// Run measures. It fills the charts, findings and failures of the result it returns; the
+	// caller (Execute) fills the name, mode, params, times and commands.
+	Run func(ctx context.Context, env *Env, p Params) (results.Scenario, error)
+}
+
+var registry = map[string]Scenario{}
+
+// register adds a scenario; each scenario's file calls it from init.
+func register(s Scenario) {
+	if _, dup := registry[s.Name]; dup || s.Run == nil || s.Check == nil {
+		panic("scenario: bad or duplicate registration of " + s.Name)
+	}
+	registry[s.Name] = s
+}
+
+// All returns every scenario, by name.
+func All() []Scenario {
+	out := make([]Scenario, 0, len(registry))
+	for _, s := range registry {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Lookup returns the scenario called name, or an error listing the ones there are.
+func Lookup(name string) (Scenario, error) {
+	if s, ok := registry[name]; ok {
+		return s, nil
+	}
+	var names []string
+	for _, s := range All() {
+		names = append(names, s.Name)
+	}
+	return Scenario{}, fmt.Errorf("no scenario %q; there are: %s (plimsoll scenario list)", name, strings.Join(names, ", "))
+}
+
+// Env is what a scenario runs with.
+type Env struct {
+	// Out is the scenario's output directory; each step writes below it.
+	Out  string
+	Mode Mode
+	// ClusterDir is a local cluster (plimsoll cluster up) to run on; empty means the scenario
+	// starts what it needs below Out and stops it when done.
+	ClusterDir string
+	// Exec runs one plimsoll command in this process and returns its exit code; its output goes
+	// to Log. The command line (cmd/plimsoll) supplies it.
+	Exec func(ctx context.Context, args ...string) (int, error)
+	Log  io.Writer
+	Now  func() time.Time
+
+	commands []results.ScenarioCommand
+}
+
+// Plimsoll runs one plimsoll command and records it; dir, if not empty, is the command's output
+// directory relative to Out, and is passed as --out.
+func (e *Env) Plimsoll(ctx context.Context, dir string, args ...string) (int, error) {
+	if dir != "" {
+		args = append(args, "--out", filepath.Join(e.Out, dir))
+	}
+	fmt.Fprintf(e.Log, "scenario: plimsoll %s\n", strings.Join(args, " "))
+	code, err := e.Exec(ctx, args...)
+	e.commands = append(e.commands, results.ScenarioCommand{Args: args, Dir: dir, Exit: code})
+	return code, err
+}
+
+// Execute checks the scenario's preconditions and runs it in the given mode with the given
+// overrides (--set name=value), writing its record to Out's results file. An error from the
+// check is returned before anything is created.
+func Execute(ctx context.Context, s Scenario, env *Env, set map[string]string) (results.Scenario, error) {
+	p, err := Resolve(s, env.Mode, set)
+	if err != nil {
+		return results.Scenario{}, err
+	}
+	if err := s.Check(ctx, env, p); err != nil {
+		return results.Scenario{}, fmt.Errorf("scenario %s cannot run here: %w", s.Name, err)
+	}
+	started := env.Now()
+	res, err := s.Run(ctx, env, p)
+	res.Name, res.Title, res.Mode, res.Params = s.Name, s.Title, string(env.Mode), p
+	res.Started, res.Finished, res.Commands, res.Sources = started, env.Now(), env.commands, s.Sources
+	res.Interrupted = ctx.Err() != nil
+	if werr := results.Append(filepath.Join(env.Out, results.ScenarioFile), results.KindScenario, s.Name, res); werr != nil && err == nil {
+		err = werr
+	}
+	return res, err
+}
