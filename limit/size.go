@@ -323,3 +323,20 @@ func (z *sizeState) linkOverhead() float64 {
 	slices.Sort(ok)
 	return stat.Quantile(0.5, stat.Empirical, ok, nil)
 }
+
+// SoFar is the boundary point that one size's stored trials give so far, drawn by the rules the
+// search's own points follow (a client-bound trial below every overloaded one hides the limit, an
+// ok trial above an overloaded one is a contradiction, a held ok rate is confirmed), so that a
+// size still being searched (the live page) is never shown a bracket the search would not report.
+func SoFar(trials []results.Trial, size int, slo bool) results.Boundary {
+	z := &sizeState{size: size, o: Options{SLO: slo}}
+	for i := range trials {
+		t := &trials[i]
+		if t.Step == nil || t.Step.Size != size {
+			continue
+		}
+		req := request{Request: Request{Size: size, Rate: t.Step.Rate, Hold: t.Step.Hold}, phase: t.Step.Phase, limit: t.Step.Limit}
+		z.add(t.Step.Seq, req, t.Step.Attempt, outcomeOf(t))
+	}
+	return z.point("")
+}

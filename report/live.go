@@ -13,7 +13,6 @@ import (
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/units"
-	"github.com/plimsoll/plimsoll/verdict"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 )
@@ -143,8 +142,8 @@ func liveStatus(l Live) string {
 }
 
 // withSearching adds to a search's points one for each size that has trials but no boundary
-// point yet: its brackets so far (the highest ok rate below the lowest overloaded one), and the
-// set of those sizes.
+// point yet: its brackets so far, drawn by limit's own rules (limit.SoFar), and the set of those
+// sizes.
 func withSearching(sf *results.SearchFile) (*results.SearchFile, map[int]bool) {
 	out := *sf
 	out.Points = slices.Clone(sf.Points)
@@ -159,53 +158,9 @@ func withSearching(sf *results.SearchFile) (*results.SearchFile, map[int]bool) {
 			continue
 		}
 		searching[t.Step.Size] = true
-		out.Points = append(out.Points, bracketSoFar(sf.Trials, t.Step.Size, sf.Header.SLO))
+		out.Points = append(out.Points, limit.SoFar(sf.Trials, t.Step.Size, sf.Header.SLO))
 	}
 	return &out, searching
-}
-
-// bracketSoFar is the boundary point the trials of one size give so far: the throughput
-// ceiling's brackets and, when the search has a latency SLO, the SLO limit's.
-func bracketSoFar(trials []results.Trial, size int, slo bool) results.Boundary {
-	b := results.Boundary{Size: size, Ceiling: bracket(trials, size, func(t *results.Trial) verdict.State { return ceilingOf(t.Verdict) })}
-	if slo {
-		l := bracket(trials, size, func(t *results.Trial) verdict.State { return t.Verdict.State })
-		b.SLO = &l
-	}
-	for i := range trials {
-		if t := &trials[i]; t.Step != nil && t.Step.Size == size {
-			b.Trials++
-		}
-	}
-	return b
-}
-
-// bracket is the highest rate judged ok below the lowest judged overloaded, among one size's
-// trials that were not client-bound.
-func bracket(trials []results.Trial, size int, judge func(*results.Trial) verdict.State) results.Limit {
-	var l results.Limit
-	var ok []float64
-	for i := range trials {
-		t := &trials[i]
-		if t.Step == nil || t.Step.Size != size || t.ClientBound() {
-			continue
-		}
-		switch r := t.Step.Rate; judge(t) {
-		case verdict.OK:
-			ok = append(ok, r)
-		case verdict.Overloaded:
-			if l.UnsafeRate == 0 || r < l.UnsafeRate {
-				l.UnsafeRate, l.Bottleneck = r, t.Verdict.Bottleneck
-			}
-		}
-	}
-	for _, r := range ok {
-		if r > l.SafeRate && (l.UnsafeRate == 0 || r < l.UnsafeRate) {
-			l.SafeRate = r
-		}
-	}
-	l.SafeBytesPerSec = l.SafeRate * float64(size)
-	return l
 }
 
 // rateChart draws the running trial's target, produced and consumed messages/s per second.

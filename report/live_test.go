@@ -10,7 +10,6 @@ import (
 	"github.com/plimsoll/plimsoll/limit"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/results"
-	"github.com/plimsoll/plimsoll/verdict"
 )
 
 // midSearch is fullSearch as it stood while trial 13 ran: 100 B and 1 KB found, 10 KB under
@@ -105,49 +104,6 @@ func TestLiveStartsEmpty(t *testing.T) {
 	}
 	if strings.Contains(html, "<svg") {
 		t.Error("an empty live body draws a chart")
-	}
-}
-
-func TestBracketSoFar(t *testing.T) {
-	for _, c := range []struct {
-		name         string
-		trials       []tr
-		safe, unsafe float64
-		n            int
-	}{
-		{"ok only", []tr{{seq: 1, size: 100, rate: 10, state: verdict.OK}, {seq: 2, size: 100, rate: 20, state: verdict.OK}}, 20, 0, 2},
-		{"bracketed", []tr{{seq: 1, size: 100, rate: 10, state: verdict.OK}, {seq: 2, size: 100, rate: 40, state: verdict.Overloaded},
-			{seq: 3, size: 100, rate: 20, state: verdict.Overloaded}, {seq: 4, size: 100, rate: 15, state: verdict.OK}}, 15, 20, 4},
-		{"ok above overloaded is not safe", []tr{{seq: 1, size: 100, rate: 30, state: verdict.OK}, {seq: 2, size: 100, rate: 20, state: verdict.Overloaded},
-			{seq: 3, size: 100, rate: 10, state: verdict.OK}}, 10, 20, 3},
-		{"client-bound and invalid only counted", []tr{{seq: 1, size: 100, rate: 10, state: verdict.OK},
-			{seq: 2, size: 100, rate: 20, state: verdict.Invalid, clientBound: true}, {seq: 3, size: 100, rate: 20, state: verdict.Invalid}}, 10, 0, 3},
-		{"other sizes ignored", []tr{{seq: 1, size: 1000, rate: 10, state: verdict.OK}, {seq: 2, size: 100, rate: 5, state: verdict.OK}}, 5, 0, 1},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			for _, slo := range []bool{false, true} {
-				b := bracketSoFar(trials(c.trials...), 100, slo)
-				if b.Ceiling.SafeRate != c.safe || b.Ceiling.UnsafeRate != c.unsafe || b.Trials != c.n || b.Ceiling.SafeBytesPerSec != c.safe*100 {
-					t.Errorf("got safe %v unsafe %v (%v B/s) in %d trials, want %v, %v in %d", b.Ceiling.SafeRate, b.Ceiling.UnsafeRate,
-						b.Ceiling.SafeBytesPerSec, b.Trials, c.safe, c.unsafe, c.n)
-				}
-				if (b.SLO != nil) != slo || slo && *b.SLO != b.Ceiling { // these trials' verdicts judge both alike
-					t.Errorf("SLO limit %+v with slo %v, want the ceiling's brackets or none", b.SLO, slo)
-				}
-			}
-		})
-	}
-}
-
-// TestBracketSoFarSLO: a trial that missed the latency SLO but kept up is ok for the ceiling and
-// overloaded for the SLO limit.
-func TestBracketSoFarSLO(t *testing.T) {
-	ts := trials(tr{seq: 1, size: 100, rate: 10, state: verdict.OK}, tr{seq: 2, size: 100, rate: 20, state: verdict.Overloaded},
-		tr{seq: 3, size: 100, rate: 40, state: verdict.Overloaded})
-	ts[1].Verdict.Ceiling, ts[2].Verdict.Ceiling = verdict.OK, verdict.Overloaded
-	b := bracketSoFar(ts, 100, true)
-	if b.Ceiling.SafeRate != 20 || b.Ceiling.UnsafeRate != 40 || b.SLO == nil || b.SLO.SafeRate != 10 || b.SLO.UnsafeRate != 20 {
-		t.Errorf("ceiling %+v, SLO %+v; want [20, 40) and [10, 20)", b.Ceiling, b.SLO)
 	}
 }
 
