@@ -10,13 +10,14 @@ import (
 	"net"
 	"net/http"
 	"slices"
-	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/plimsoll/plimsoll/limit"
 	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/promexport"
 	"github.com/plimsoll/plimsoll/report"
 	"github.com/plimsoll/plimsoll/results"
 )
@@ -55,7 +56,8 @@ type Server struct {
 	gave      bool
 }
 
-// Listen binds addr (PORT, :PORT or HOST:PORT; without a host, 127.0.0.1) without serving yet,
+// Listen binds addr (PORT, :PORT or IP:PORT; without a host, or localhost, 127.0.0.1) without
+// serving yet,
 // so that a bad or busy address is refused before anything else starts.
 func Listen(addr string) (*Server, error) {
 	hp, err := hostPort(addr)
@@ -78,25 +80,15 @@ func Listen(addr string) (*Server, error) {
 	return s, nil
 }
 
-// hostPort is addr with loopback for a missing host, or an *AddrError.
+// hostPort is addr as plimsoll's listen-address policy (promexport.ListenAddr) resolves it, the
+// same for --ui as for --metrics-listen, or an *AddrError.
 func hostPort(addr string) (string, error) {
-	bad := func() error {
-		return &AddrError{Addr: addr, Msg: "give a port, :port or host:port, e.g. 8080 or 127.0.0.1:8080 (0: any free port)"}
-	}
-	if _, err := strconv.ParseUint(addr, 10, 16); err == nil {
-		return net.JoinHostPort("127.0.0.1", addr), nil
-	}
-	host, port, err := net.SplitHostPort(addr)
+	hp, err := promexport.ListenAddr(addr)
 	if err != nil {
-		return "", bad()
+		msg := strings.TrimPrefix(err.Error(), fmt.Sprintf("%v %q: ", promexport.ErrAddress, addr))
+		return "", &AddrError{Addr: addr, Msg: msg, Err: err}
 	}
-	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-		return "", bad()
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	return net.JoinHostPort(host, port), nil
+	return hp, nil
 }
 
 // URL is where the page is served.

@@ -14,7 +14,8 @@ import (
 // ErrAddress is wrapped by ListenAddr's errors: an address plimsoll will not listen on.
 var ErrAddress = errors.New("bad listen address")
 
-// ListenAddr checks an address as --metrics-listen takes it and returns the one to listen on. A
+// ListenAddr is plimsoll's one policy for an address it listens on (--metrics-listen, --ui): it
+// checks the address and returns the one to listen on. A
 // port alone (":9465" or "9465") listens on the loopback interface only, as does "localhost".
 // Any other host must be an IP address, written out (0.0.0.0:9465 for every interface): a host
 // name is refused, since what it resolves to, and so who can reach the endpoint, is not
@@ -23,12 +24,12 @@ func ListenAddr(addr string) (string, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		if _, perr := strconv.ParseUint(addr, 10, 16); perr != nil {
-			return "", fmt.Errorf("%w %q: give [HOST]:PORT, e.g. :9465 (this machine only) or 0.0.0.0:9465 (every interface)", ErrAddress, addr)
+			return "", fmt.Errorf("%w %q: give [HOST]:PORT, e.g. :PORT (this machine only) or 0.0.0.0:PORT (every interface)", ErrAddress, addr)
 		}
 		host, port = "", addr
 	}
 	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-		return "", fmt.Errorf("%w %q: the port must be a number from 0 to 65535, e.g. :9465", ErrAddress, addr)
+		return "", fmt.Errorf("%w %q: the port must be a number from 0 to 65535 (0: any free port)", ErrAddress, addr)
 	}
 	switch {
 	case host == "" || strings.EqualFold(host, "localhost"):
