@@ -111,3 +111,28 @@ func MaxErrors(ag []Agreement) (balanced, corrected float64) {
 	}
 	return balanced, corrected
 }
+
+// Comparison is the model held against one measured span, as `model --against` and `watch`
+// report it: the cluster the model assumed, the produce traffic the brokers took, each broker's
+// agreement and the largest errors (MaxErrors).
+type Comparison struct {
+	Brokers            int         `json:"brokers"`
+	ReplicationFactor  int         `json:"replication_factor"`
+	ConsumerGroups     int         `json:"consumer_groups"`
+	ProduceBytesPerSec float64     `json:"produce_bytes_per_sec"`
+	PerBroker          []Agreement `json:"per_broker"`
+	MaxError           float64     `json:"max_error"`
+	MaxCorrectedError  float64     `json:"max_corrected_error"`
+}
+
+// Compare runs Against and summarises it as a Comparison of c.
+func Compare(c Cluster, m []Measured) (Comparison, error) {
+	ag, t, err := Against(c, m)
+	if err != nil {
+		return Comparison{}, err
+	}
+	cmp := Comparison{Brokers: c.Brokers, ReplicationFactor: c.ReplicationFactor, ConsumerGroups: c.ConsumerGroups,
+		ProduceBytesPerSec: t, PerBroker: ag}
+	cmp.MaxError, cmp.MaxCorrectedError = MaxErrors(ag)
+	return cmp, nil
+}

@@ -76,3 +76,26 @@ func TestAgainst(t *testing.T) {
 		t.Error("no traffic accepted")
 	}
 }
+
+// TestCompare: the summary carries the cluster as given, the traffic and the largest errors.
+func TestCompare(t *testing.T) {
+	c := Cluster{Brokers: 3, Partitions: 30, ReplicationFactor: 3, ConsumerGroups: 2}
+	m := []Measured{
+		{Broker: 1, ProduceIn: 1.1e6, ReplicationIn: 1.9e6, ReplicationOut: 2.2e6, ConsumeOut: 2.2e6},
+		{Broker: 2, ProduceIn: 1.0e6, ReplicationIn: 2.0e6, ReplicationOut: 2.0e6, ConsumeOut: 2.0e6},
+		{Broker: 3, ProduceIn: 0.9e6, ReplicationIn: 2.1e6, ReplicationOut: 1.8e6, ConsumeOut: 1.8e6},
+	}
+	cmp, err := Compare(c, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmp.Brokers != 3 || cmp.ReplicationFactor != 3 || cmp.ConsumerGroups != 2 || cmp.ProduceBytesPerSec != 3e6 || len(cmp.PerBroker) != 3 {
+		t.Errorf("comparison %+v: want the cluster as given, 3 MB/s and three brokers", cmp)
+	}
+	if math.Abs(cmp.MaxError-0.1) > 1e-9 || cmp.MaxCorrectedError > 1e-9 {
+		t.Errorf("max errors %v, %v: want 0.1 balanced, 0 corrected", cmp.MaxError, cmp.MaxCorrectedError)
+	}
+	if _, err := Compare(c, m[:2]); err == nil {
+		t.Error("two brokers measured against a model of three: no error")
+	}
+}

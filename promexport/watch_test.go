@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plimsoll/plimsoll/model"
 	"github.com/plimsoll/plimsoll/watch"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -15,7 +16,7 @@ func sampleWatch() *Watch {
 		{ID: 1, BytesIn: 1000, ReplicationBytesIn: 2000, ReplicationBytesOut: 3000, BytesOut: 4000,
 			Headroom: []watch.Headroom{{Resource: "cpu", Utilisation: 40, Ceiling: 90}}},
 		{ID: 2, BytesIn: 5000, Headroom: []watch.Headroom{{Resource: "network in", Utilisation: 75, Ceiling: 100}}},
-	}, Busiest: &watch.Busiest{Broker: 2}, Model: &watch.ModelView{MaxError: 0.25}})
+	}, Busiest: &watch.Busiest{Broker: 2}, Model: &watch.ModelView{Comparison: model.Comparison{MaxError: 0.25}}})
 	return w
 }
 

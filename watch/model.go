@@ -10,19 +10,13 @@ import (
 // ModelView is the capacity model's view of the interval's traffic: model.Against on the
 // brokers' measured traffic, as `plimsoll model --against` does for a stored run.
 type ModelView struct {
-	Brokers int `json:"brokers"`
-	// ReplicationFactor and ConsumerGroups are inferred from the traffic, since watch cannot
-	// know which topics carried it: 1 + replication bytes in / produce bytes in, and consume
-	// bytes out / produce bytes in, summed over the brokers and rounded (a mix of topics with
-	// different replication factors gives their traffic-weighted mean).
-	ReplicationFactor  int     `json:"replication_factor"`
-	ConsumerGroups     int     `json:"consumer_groups"`
-	ProduceBytesPerSec float64 `json:"produce_bytes_per_sec"`
-	// PerBroker compares each broker's measured network in and out with the model's, balanced
-	// (the assignment the model assumes) and corrected (with the broker's measured leader share).
-	PerBroker         []model.Agreement `json:"per_broker"`
-	MaxError          float64           `json:"max_error"`
-	MaxCorrectedError float64           `json:"max_corrected_error"`
+	// Comparison's ReplicationFactor and ConsumerGroups are inferred from the traffic, since
+	// watch cannot know which topics carried it: 1 + replication bytes in / produce bytes in, and
+	// consume bytes out / produce bytes in, summed over the brokers and rounded (a mix of topics
+	// with different replication factors gives their traffic-weighted mean). Its PerBroker compares
+	// each broker's measured network in and out with the model's, balanced (the assignment the
+	// model assumes) and corrected (with the broker's measured leader share).
+	model.Comparison
 	// Over is the broker whose measured traffic exceeds the model's balanced figure the most, by
 	// more than OverShare; nil when none does.
 	Over *Over `json:"over,omitempty"`
@@ -71,19 +65,17 @@ func modelView(traffic []use.Traffic, brokers int) (*ModelView, string) {
 	c := model.Cluster{Brokers: len(ms),
 		ReplicationFactor: min(max(int(math.Round(1+replIn/produce)), 1), len(ms)),
 		ConsumerGroups:    int(math.Round(consume / produce))}
-	ag, t, err := model.Against(c, ms)
+	cmp, err := model.Compare(c, ms)
 	if err != nil {
 		return nil, err.Error()
 	}
-	v := &ModelView{Brokers: c.Brokers, ReplicationFactor: c.ReplicationFactor, ConsumerGroups: c.ConsumerGroups,
-		ProduceBytesPerSec: t, PerBroker: ag}
-	v.MaxError, v.MaxCorrectedError = model.MaxErrors(ag)
+	v := &ModelView{Comparison: cmp}
 	if math.IsInf(v.MaxError, 0) || math.IsInf(v.MaxCorrectedError, 0) {
 		// JSON has no infinity: a broker measured traffic where the model, with the replication
 		// factor and consumers inferred, predicts none (e.g. a little consuming, rounded to 0 groups).
 		return nil, "the model predicts no traffic where some was measured (replication factor and consumer groups are inferred from the traffic and rounded)"
 	}
-	v.Over = over(ag, traffic, t)
+	v.Over = over(cmp.PerBroker, traffic, cmp.ProduceBytesPerSec)
 	return v, ""
 }
 

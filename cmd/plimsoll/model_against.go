@@ -12,14 +12,8 @@ import (
 
 // againstReport is `plimsoll model --against DIR --json`.
 type againstReport struct {
-	Dir                string            `json:"dir"`
-	Brokers            int               `json:"brokers"`
-	ReplicationFactor  int               `json:"replication_factor"`
-	ConsumerGroups     int               `json:"consumer_groups"`
-	ProduceBytesPerSec float64           `json:"produce_bytes_per_sec"`
-	PerBroker          []model.Agreement `json:"per_broker"`
-	MaxError           float64           `json:"max_error"`
-	MaxCorrectedError  float64           `json:"max_corrected_error"`
+	Dir string `json:"dir"`
+	model.Comparison
 	// LinkOverhead is what the emulated links carried beyond the record bytes, per record byte.
 	LinkOverhead *float64 `json:"link_overhead,omitempty"`
 }
@@ -38,18 +32,16 @@ func runAgainst(cmd *cobra.Command, dir string, asJSON bool) error {
 	if res.LinkOverhead != nil {
 		c.LinkOverhead = *res.LinkOverhead
 	}
-	ag, t, err := model.Against(c, measured)
+	cmp, err := model.Compare(c, measured)
 	if err != nil {
 		return usageErr(err)
 	}
-	rep := againstReport{Dir: dir, Brokers: c.Brokers, ReplicationFactor: c.ReplicationFactor, ConsumerGroups: c.ConsumerGroups,
-		ProduceBytesPerSec: t, PerBroker: ag, LinkOverhead: res.LinkOverhead}
-	rep.MaxError, rep.MaxCorrectedError = model.MaxErrors(ag)
+	rep := againstReport{Dir: dir, Comparison: cmp, LinkOverhead: res.LinkOverhead}
 	w := cmd.OutOrStdout()
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	return report.Against(w, dir, c, t, ag)
+	return report.Against(w, dir, c, cmp.ProduceBytesPerSec, cmp.PerBroker)
 }
