@@ -71,6 +71,9 @@ func Run(ctx context.Context, j Job) (*results.SearchFile, error) {
 	j.cleanup(ctx, "plimsoll-"+key+"-") // left by an interrupted trial of this search
 	runner := &Runner{Base: j.Base, TrialsDir: filepath.Join(j.Out, "trials"), Hold: j.Hold,
 		SearchID: fmt.Sprintf("%s-%s", key, time.Now().UTC().Format("150405"))}
+	if err := runner.ContinueNumbering(); err != nil {
+		return nil, err
+	}
 	runner.Base.Target, runner.Base.Probe = j.Where.Target, j.Where.ProbeConfig()
 	runner.Base.KafkaVersion = cfg.KafkaVersion
 	o := j.Search

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -64,7 +67,29 @@ func (r *Runner) Trial(ctx context.Context, req Request) (*results.Trial, error)
 	return t, nil
 }
 
-// dirName names the directory of the process's n-th trial.
+// ContinueNumbering makes the runner's trials number on from the highest-numbered directory
+// already in TrialsDir, so that a resumed search's new trials never reuse an earlier process's
+// names (and never write into an earlier trial's directory).
+func (r *Runner) ContinueNumbering() error {
+	entries, err := os.ReadDir(r.TrialsDir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	var last int64
+	for _, e := range entries {
+		head, _, _ := strings.Cut(e.Name(), "-")
+		if n, err := strconv.ParseInt(head, 10, 64); err == nil && e.IsDir() {
+			last = max(last, n)
+		}
+	}
+	r.n.Store(last)
+	return nil
+}
+
+// dirName names the directory of the runner's n-th trial.
 func (r *Runner) dirName(n int64, req Request) string {
 	name := fmt.Sprintf("%d-%dB-%s", n, req.Size, strconv.FormatFloat(req.Rate, 'f', 0, 64))
 	if req.Hold {

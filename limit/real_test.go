@@ -123,3 +123,27 @@ func noTopics(t *testing.T, w *trial.Where) {
 		t.Errorf("left behind: topics %v, groups %v", ts.Names(), gs.Groups())
 	}
 }
+
+// TestContinueNumbering: a resumed search's runner numbers its trials on from the directories
+// an earlier process left, so no name repeats; files and foreign names are not trials.
+func TestContinueNumbering(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "trials")
+	r := &Runner{TrialsDir: dir}
+	if err := r.ContinueNumbering(); err != nil || r.n.Load() != 0 {
+		t.Fatalf("no trials directory: n %d, error %v; want 0, none", r.n.Load(), err)
+	}
+	for _, d := range []string{"1-100B-1000", "2-100B-2000", "12-100B-1500-hold", "13-100B-1600-interrupted", "notes"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "99-stray-file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ContinueNumbering(); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.dirName(r.n.Add(1), Request{Size: 100, Rate: 1000}); got != "14-100B-1000" {
+		t.Errorf("the next trial's directory is %q, want 14-100B-1000", got)
+	}
+}
