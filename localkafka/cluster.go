@@ -162,7 +162,7 @@ func stoppedOrNone(o Options) (*State, error) {
 	case !c.Stopped && alive == len(c.Brokers):
 		return c, fmt.Errorf("%w in %s (Kafka %s, bootstrap %s); nothing changed", ErrRunning, c.Dir, c.KafkaVersion, c.Bootstrap())
 	case !c.Stopped:
-		return c, fmt.Errorf("%w: the cluster in %s has %d of %d brokers alive; run `plimsoll cluster down --dir %s` to clean it up, or `plimsoll cluster restart ID` for one broker", ErrDead, c.Dir, alive, len(c.Brokers), c.Dir)
+		return c, fmt.Errorf("%w: the cluster in %s has %d of %d brokers alive; run `plimsoll cluster down --cluster-dir %s` to clean it up, or `plimsoll cluster restart ID --cluster-dir %s` for one broker", ErrDead, c.Dir, alive, len(c.Brokers), c.Dir, c.Dir)
 	}
 	fmt.Fprintf(o.Log, "starting the stopped cluster in %s again with its data\n", c.Dir)
 	return c, nil

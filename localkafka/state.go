@@ -171,7 +171,7 @@ func statePath(dir string) string { return filepath.Join(dir, "cluster.json") }
 func Open(dir string) (*State, error) {
 	data, err := os.ReadFile(statePath(dir))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w in %s: start one with `plimsoll cluster up --dir %s`", ErrNoCluster, dir, dir)
+		return nil, fmt.Errorf("%w in %s: start one with `plimsoll cluster up --cluster-dir %s`", ErrNoCluster, dir, dir)
 	}
 	if err != nil {
 		return nil, err
