@@ -1,0 +1,138 @@
+package scenario
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/plimsoll/plimsoll/results"
+)
+
+// fanoutReplay answers each run with the result.json of a real run of as many groups, recorded on
+// 3 brokers behind emulated 16 Mbit/s NICs at 1.3 times the model's boundary (1,000 B messages).
+func fanoutReplay(t *testing.T) *replay {
+	return &replay{t: t, pick: func(args []string) (string, string) {
+		if args[0] == "limit" {
+			return "testdata/consumer-fanout/limit.jsonl", "results.jsonl"
+		}
+		return filepath.Join("testdata/consumer-fanout", "groups-"+flagOf(args, "--consumer-groups"), "result.json"), "result.json"
+	}}
+}
+
+func chartNamed(t *testing.T, res results.Scenario, prefix string) results.Chart {
+	t.Helper()
+	for _, c := range res.Charts {
+		if strings.HasPrefix(c.Title, prefix) {
+			return c
+		}
+	}
+	t.Fatalf("no chart %q in %+v", prefix, res.Charts)
+	return results.Chart{}
+}
+
+func findingNamed(t *testing.T, res results.Scenario, name string) results.Finding {
+	t.Helper()
+	for _, f := range res.Findings {
+		if f.Name == name {
+			return f
+		}
+	}
+	t.Fatalf("no finding %q in %+v", name, res.Findings)
+	return results.Finding{}
+}
+
+func TestFanoutRuns(t *testing.T) {
+	r := fanoutReplay(t)
+	env := replayEnv(t, "testdata/cluster-nic", r)
+	s, _ := Lookup("consumer-fanout")
+	res, err := Execute(context.Background(), s, env, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) > 0 {
+		t.Fatalf("failures %v", res.Failures)
+	}
+	// The rates asked for: 1.3 times the model's 1,975, 1,481 and 987 msgs/s.
+	for i, want := range []string{"2567", "1925", "1284"} {
+		if got := flagOf(r.seen[i], "--rate"); got != want {
+			t.Errorf("run %d: --rate %s, want %s (%v)", i+1, got, want, r.seen[i])
+		}
+	}
+	rate := chartNamed(t, res, "Sustainable rate")
+	measured, model := rate.Series[0].Points, rate.Series[1].Points
+	// Carried: produced with 0 groups, the groups' consumption per group with 2 and 4 (the
+	// recorded runs produced 1,647, 1,107 and 769 msgs/s; consumed 2,184 and 3,014 in all).
+	for i, want := range []float64{1647, 1092, 753} {
+		if math.Abs(measured[i].Y-want) > 1 {
+			t.Errorf("point %d: %.0f msgs/s, want about %.0f", i, measured[i].Y, want)
+		}
+	}
+	if len(model) != 5 || math.Abs(model[4].Y-987.35) > 0.1 || model[4].Note != "network out" || model[0].Note != "network in" {
+		t.Errorf("model line %+v: want 0..4 groups, 987 msgs/s and network out at 4", model)
+	}
+	if len(rate.Series) != 3 || !strings.Contains(rate.Series[2].Name, "framing") {
+		t.Errorf("series %+v: want the model with the measured framing", rate.Series)
+	}
+	links := chartNamed(t, res, "The busiest broker's link")
+	in, out := links.Series[0].Points, links.Series[1].Points
+	if in[0].Y <= out[0].Y || out[2].Y <= in[2].Y {
+		t.Errorf("links in %+v out %+v: want in busier with 0 groups, out with 4", in, out)
+	}
+	f := findingNamed(t, res, "network out binds from")
+	if f.Value != 4 || f.Model == nil || *f.Model != 2 {
+		t.Errorf("finding %+v: want 4 measured (the 2-group run was judged host noise), 2 by the model", f)
+	}
+	if w := findingNamed(t, res, "measured / model, furthest apart"); math.Abs(w.Value-1092.0/1481) > 0.01 {
+		t.Errorf("furthest %+v: want 2 groups at %.3f", w, 1092.0/1481)
+	}
+}
+
+func TestFanoutLimit(t *testing.T) {
+	r := fanoutReplay(t)
+	env := replayEnv(t, "testdata/cluster-nic", r)
+	s, _ := Lookup("consumer-fanout")
+	res, err := Execute(context.Background(), s, env, map[string]string{"method": "limit", "groups": "5"})
+	if err != nil || len(res.Failures) > 0 {
+		t.Fatalf("%v %v", err, res.Failures)
+	}
+	if r.seen[0][0] != "limit" || flagOf(r.seen[0], "--consumer-groups") != "5" || flagOf(r.seen[0], "--message-sizes") != "1000" {
+		t.Errorf("command %v: want a limit search of 1000 B with 5 groups", r.seen[0])
+	}
+	// The recorded search bracketed 1,000 B between 1,834 and 1,915 msgs/s.
+	pt := chartNamed(t, res, "Sustainable rate").Series[0].Points[0]
+	if want := math.Sqrt(1834.00808 * 1915.20655); math.Abs(pt.Y-want) > 0.01 || pt.X != 5 {
+		t.Errorf("point %+v, want %.1f at 5 groups", pt, want)
+	}
+	f := findingNamed(t, res, "produce per broker with 5 consumer groups")
+	if f.Article == nil || *f.Article != 60e6 || f.Model == nil || math.Abs(*f.Model-846.3*1000/3) > 100 {
+		t.Errorf("Dropbox's finding %+v", f)
+	}
+}
+
+func TestFanoutRefusals(t *testing.T) {
+	s, _ := Lookup("consumer-fanout")
+	for _, tc := range []struct {
+		name, cluster string
+		set           map[string]string
+		want          string
+	}{
+		{"loopback", "testdata/cluster-loopback", nil, "runs on loopback, where the network never binds"},
+		{"no cluster", "testdata/none", nil, "--cluster-dir"},
+		{"method", "testdata/cluster-nic", map[string]string{"method": "guess"}, "--set method=guess"},
+		{"above", "testdata/cluster-nic", map[string]string{"above": "0.9"}, "--set above=0.9"},
+		{"groups", "testdata/cluster-nic", map[string]string{"groups": "2,-1"}, "--set groups=2,-1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := fanoutReplay(t)
+			_, err := Execute(context.Background(), s, replayEnv(t, tc.cluster, r), tc.set)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+			if len(r.seen) > 0 {
+				t.Errorf("ran %v before refusing", r.seen)
+			}
+		})
+	}
+}
