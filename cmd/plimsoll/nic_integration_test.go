@@ -40,6 +40,7 @@ func TestNICVerdicts(t *testing.T) {
 	linksCarryTheLoad(t, useOf(t, over))
 	time.Sleep(5 * time.Second) // let the links drain
 	t.Run("heroku", func(t *testing.T) { herokuCheck(t, dir) })
+	t.Run("consumer-fanout", func(t *testing.T) { consumerFanoutCheck(t, dir) })
 	if _, stderr, code := plimsoll(t, "cluster", "shape", "2", "4Mbit/s", "--cluster-dir", dir); code != 0 {
 		t.Fatalf("cluster shape: exit %d\n%s", code, stderr)
 	}

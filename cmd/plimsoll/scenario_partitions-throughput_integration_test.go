@@ -1,0 +1,37 @@
+//go:build integration
+
+package main
+
+import (
+	"math"
+	"testing"
+)
+
+// TestScenarioPartitionsThroughput runs partitions-throughput's short mode on the shared cluster:
+// one run as fast as 4 producers go (lz4, 64 KiB batches, linger 5 ms, no consumers) per 1 and 8
+// leader partitions per broker (3 and 24 partitions at rf 2). Each chart has its points, every
+// point a rate and a p99, and the findings name where throughput peaked and how it moved with
+// leader partitions per broker.
+func TestScenarioPartitionsThroughput(t *testing.T) {
+	up(t)
+	res := scenloadExecute(t, "partitions-throughput", clusterDir)
+	perBroker := scenloadSeries(t, res, "Sustained rate against leader partitions per broker", 0)
+	p99 := scenloadSeries(t, res, "p99 publish latency against leader partitions per broker", 0)
+	total := scenloadSeries(t, res, "Sustained rate against total partitions", 0)
+	if len(perBroker) != 2 || len(p99) != 2 || len(total) != 2 || perBroker[0].X != 1 || perBroker[1].X != 8 || total[1].X != 24 {
+		t.Fatalf("points %+v, %+v, %+v: want 1 and 8 leader partitions per broker, 3 and 24 in all", perBroker, p99, total)
+	}
+	for i := range perBroker {
+		t.Logf("%g leader partitions per broker: %.0f msgs/s per broker, p99 %.1f ms %s", perBroker[i].X, perBroker[i].Y, p99[i].Y, perBroker[i].Note)
+		if perBroker[i].Y <= 0 || p99[i].Y <= 0 || math.Abs(total[i].Y-perBroker[i].Y*3) > 0.01 {
+			t.Errorf("point %d: rate %.0f per broker (%.0f in all), p99 %.1f ms: want both measured", i, perBroker[i].Y, total[i].Y, p99[i].Y)
+		}
+	}
+	names := map[string]bool{}
+	for _, f := range res.Findings {
+		names[f.Name] = true
+	}
+	if !names["throughput peaks at"] || !names["rate at 8 / at 1 leader partitions per broker"] {
+		t.Errorf("findings %v: want where throughput peaks and the rate's move with leader partitions per broker", names)
+	}
+}
