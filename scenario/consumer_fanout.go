@@ -199,7 +199,7 @@ func fanoutSearch(ctx context.Context, env *Env, p Params, g, size int, common [
 	dir := fmt.Sprintf("groups-%d", g)
 	args := append([]string{"limit"}, common...)
 	args = append(args, "--message-sizes", strconv.Itoa(size), "--tolerance", p["tolerance"], "--trial-duration", p["duration"],
-		"--warmup", p["warmup"], "--no-hold", "--no-report")
+		"--warmup", p["warmup"], "--growth", "1.25", "--drain-timeout", "10s", "--no-hold", "--no-report")
 	if code, err := env.Plimsoll(ctx, dir, args...); err != nil || code != 0 {
 		return fanPoint{}, fmt.Errorf("plimsoll limit into %s: exit %d (%v)", dir, code, err)
 	}
