@@ -270,7 +270,7 @@ func fanoutFindings(pts []fanPoint, c model.Cluster, size int) []results.Finding
 			}
 		}
 		f := results.Finding{Name: "network out binds from", Value: float64(g), Unit: "count",
-			Text: fmt.Sprintf("with %d consumer groups or more the verdict named a broker's network out the bottleneck", g)}
+			Text: fmt.Sprintf("with %d consumer groups or more a broker's network out bound (the verdict's bottleneck, or the busier link where the verdict named none)", g)}
 		if mg >= 0 {
 			f.Model = num(float64(mg))
 		}
@@ -298,11 +298,28 @@ func fanoutFindings(pts []fanPoint, c model.Cluster, size int) []results.Finding
 	return out
 }
 
-// outBindsFrom is the fewest groups from which every measured count's bottleneck is network out.
+// binding is the network direction that bound a point: the verdict's bottleneck when it names
+// one, else (a verdict of host noise, say) the busier of the busiest broker's links.
+func (pt fanPoint) binding() string {
+	for _, d := range []string{"network out", "network in"} {
+		if strings.Contains(pt.bottleneck, d) {
+			return d
+		}
+	}
+	switch {
+	case pt.out > pt.in:
+		return "network out"
+	case pt.in > pt.out:
+		return "network in"
+	}
+	return ""
+}
+
+// outBindsFrom is the fewest groups from which network out binds at every measured count.
 func outBindsFrom(pts []fanPoint) (int, bool) {
 	from, ok := 0, false
 	for i := len(pts) - 1; i >= 0; i-- {
-		if !strings.Contains(pts[i].bottleneck, "network out") {
+		if pts[i].binding() != "network out" {
 			break
 		}
 		from, ok = pts[i].groups, true
