@@ -109,13 +109,13 @@ func consumerFanoutCheck(t *testing.T, dir string) {
 }
 
 // The band of the carried rate around the model's line (MaxUtilization 1, no link framing).
-// Measured on this 2-core host, 3 brokers behind 16 Mbit/s links, 1,000 B at 1.3 x the model:
-// 0.834, 0.737, 0.763 (0, 2, 4 groups; 6 s windows), then 0.863, 0.671, 0.831 and 0.938, 0.733,
-// 0.717 (this test's 5 s windows), so 0.67-0.94: the links' framing (about 0.12 per record byte
-// at 1 KB) and TCP sharing an overfull link take the rest. The floor leaves 0.07 below the
-// lowest seen; the model
+// Measured on this 2-core host, 3 brokers behind 16 Mbit/s links, 1,000 B at 1.3 x the model,
+// at 0, 2 and 4 groups: 0.834, 0.737, 0.763 (6 s windows), then with this test's 5 s windows
+// 0.863, 0.671, 0.831; 0.938, 0.733, 0.717; 0.868, 0.683, 0.629; so 0.63-0.94 over 12 points,
+// lowest on the busiest host: the links' framing (about 0.12 per record byte at 1 KB) and TCP
+// sharing an overfull link take the rest. The floor leaves 0.08 below the lowest seen; the model
 // with no framing is the links' whole rate, which nothing carried can exceed.
 const (
-	fanoutBelow = 0.60
+	fanoutBelow = 0.55
 	fanoutAbove = 1.0
 )
