@@ -6,6 +6,13 @@ PKGS      := ./...
 # The packages with integration tests (real Kafka): the second pass of `make test` runs only
 # these, as the first has run every package's unit tests already.
 INTEGRATION_PKGS = $(sort $(dir $(shell grep -l --include='*_test.go' --exclude-dir=.git -r '^//go:build integration' .)))
+# They share one 3-broker cluster, handed over in PLIMSOLL_IT_CLUSTER (a directory): cmd/plimsoll's
+# tests start it, the packages after them use it, and localkafka's, run last (go test -p 1 runs
+# packages in the order given), stop it; the trap stops whatever is left if a package failed
+# first. Each package alone (no PLIMSOLL_IT_CLUSTER) starts and stops a cluster of its own.
+IT_ORDER = $(filter-out ./localkafka/,$(INTEGRATION_PKGS)) $(filter ./localkafka/,$(INTEGRATION_PKGS))
+IT_SHARED = it=$$(mktemp -d /tmp/plimsoll-it-XXXXXX) && trap "$(BIN) cluster down --cluster-dir $$it/cluster >/dev/null 2>&1; rm -rf $$it" EXIT && \
+	PLIMSOLL_IT_CLUSTER=$$it/cluster
 # Pinned linter, run through `go run` so nothing needs installing by hand.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # As root (CI), the emulated-NIC tests must run: a machine that cannot emulate NICs fails them.
@@ -28,7 +35,7 @@ test: build nic-deps
 	$(GO) test -count=1 $(PKGS)
 	GO="$(GO)" ./scripts/fuzz.sh
 	./scripts/browser-deps.sh wait
-	PLIMSOLL_REQUIRE_NIC=$(ROOT) PLIMSOLL_REQUIRE_BROWSER=$(ROOT) $(GO) test -count=1 -tags integration -p 1 -timeout 45m $(INTEGRATION_PKGS)
+	$(IT_SHARED) PLIMSOLL_REQUIRE_NIC=$(ROOT) PLIMSOLL_REQUIRE_BROWSER=$(ROOT) $(GO) test -count=1 -tags integration -p 1 -timeout 45m $(IT_ORDER)
 
 ## nic-deps: as root, make sure iproute2 (ip, tc) is there for the emulated NICs.
 nic-deps:
@@ -49,7 +56,7 @@ fuzz:
 	GO="$(GO)" ./scripts/fuzz.sh
 
 integration: build
-	$(GO) test -count=1 -tags integration -p 1 -timeout 45m $(INTEGRATION_PKGS)
+	$(IT_SHARED) $(GO) test -count=1 -tags integration -p 1 -timeout 45m $(IT_ORDER)
 
 ## test-nic: the emulated-NIC integration tests (root and iproute2 needed).
 test-nic: build

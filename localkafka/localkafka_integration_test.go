@@ -5,6 +5,7 @@ package localkafka
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -21,15 +22,29 @@ import (
 // restores it before it returns.
 var shared *State
 
+// sharedClusterEnv names the directory of a cluster the integration packages share (`make test`
+// sets it, and runs this package last): these tests use the cluster running there, or start one
+// there, and stop it at the end, checking that Down leaves no JVM behind. Unset, the package
+// starts and stops a cluster of its own in a temporary directory.
+const sharedClusterEnv = "PLIMSOLL_IT_CLUSTER"
+
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "plimsoll-localkafka-it-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	dir := os.Getenv(sharedClusterEnv)
+	own := dir == ""
+	if own {
+		var err error
+		if dir, err = os.MkdirTemp("", "plimsoll-localkafka-it-"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	var err error
 	shared, err = Up(ctx, Options{Dir: dir, Heap: "512m", Log: os.Stderr})
 	cancel()
+	if errors.Is(err, ErrRunning) {
+		err = nil // the shared cluster, started by the packages before this one
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "starting the shared cluster:", err)
 		os.Exit(1)
@@ -43,7 +58,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "JVMs left behind after Down: %v\n", pids)
 		code = 1
 	}
-	os.RemoveAll(dir)
+	if own {
+		os.RemoveAll(dir)
+	}
 	os.Exit(code)
 }
 

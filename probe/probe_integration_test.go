@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	goldenfile "github.com/plimsoll/plimsoll/internal/golden"
 	"os"
@@ -23,26 +24,42 @@ import (
 // paused follower drop out of the ISR within seconds instead of Kafka's default 30 s.
 var shared *localkafka.State
 
+// sharedClusterEnv names the directory of a cluster the integration packages share (`make test`
+// sets it): these tests use the cluster running there (cmd/plimsoll's tests started it, with
+// replica.lag.time.max.ms 5000), or start one there, and leave it running for localkafka's
+// tests, which stop it. Unset, the package starts and stops a cluster of its own.
+const sharedClusterEnv = "PLIMSOLL_IT_CLUSTER"
+
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "plimsoll-probe-it-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	dir := os.Getenv(sharedClusterEnv)
+	own := dir == ""
+	if own {
+		var err error
+		if dir, err = os.MkdirTemp("", "plimsoll-probe-it-"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	var err error
 	shared, err = localkafka.Up(ctx, localkafka.Options{Dir: dir, Heap: "512m", Log: os.Stderr,
 		ExtraConfig: map[string]string{"replica.lag.time.max.ms": "4000"}})
 	cancel()
+	if errors.Is(err, localkafka.ErrRunning) {
+		err = nil // the shared cluster, started by the packages before this one
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "starting the shared cluster:", err)
 		os.Exit(1)
 	}
 	code := m.Run()
-	if _, err := localkafka.Down(dir, false, 30*time.Second); err != nil {
-		fmt.Fprintln(os.Stderr, "stopping the shared cluster:", err)
-		code = 1
+	if own {
+		if _, err := localkafka.Down(dir, false, 30*time.Second); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the shared cluster:", err)
+			code = 1
+		}
+		os.RemoveAll(dir)
 	}
-	os.RemoveAll(dir)
 	os.Exit(code)
 }
 

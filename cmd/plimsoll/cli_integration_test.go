@@ -21,6 +21,12 @@ import (
 // clusterDir holds the one real 3-broker cluster the CLI tests share.
 var clusterDir string
 
+// sharedClusterEnv names the directory of a cluster the integration packages share (`make test`
+// sets it): the first test to need it starts it there (up) and it is left running for the
+// packages after this one; localkafka's tests, run last, stop it. Unset, the package starts and
+// stops a cluster of its own.
+const sharedClusterEnv = "PLIMSOLL_IT_CLUSTER"
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "plimsoll-cli-it-")
 	if err != nil {
@@ -28,8 +34,14 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	clusterDir = filepath.Join(dir, "cluster")
+	handed := os.Getenv(sharedClusterEnv)
+	if handed != "" {
+		clusterDir = handed
+	}
 	code := m.Run()
-	localkafka.Down(clusterDir, false, 30*time.Second)
+	if handed == "" {
+		localkafka.Down(clusterDir, false, 30*time.Second)
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
