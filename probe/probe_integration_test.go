@@ -11,6 +11,7 @@ import (
 	goldenfile "github.com/plimsoll/plimsoll/internal/golden"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -206,10 +207,14 @@ func TestProbeRealCluster(t *testing.T) {
 }
 
 // A paused follower (SIGSTOP) leaves the ISR: the metadata names it, the leaders count ISR
-// shrinks, and its own metrics go missing rather than zero.
+// shrinks, and its own metrics go missing rather than zero. The paused broker is not the active
+// KRaft controller (on the shared cluster earlier faults may have moved it to any node): a paused
+// active controller stalls the leaders' AlterPartition requests, so the ISR would not shrink
+// within the pause.
 func TestProbePausedBroker(t *testing.T) {
 	const prefix = "plimsoll-it-probe-pause"
 	createTopic(t, prefix)
+	victim := notController(t, 3, 2)
 	p, err := Start(context.Background(), localConfig(prefix))
 	if err != nil {
 		t.Fatal(err)
@@ -218,14 +223,14 @@ func TestProbePausedBroker(t *testing.T) {
 	defer cancel()
 	go func() {
 		time.Sleep(4 * time.Second)
-		if err := shared.Pause(3); err != nil {
+		if err := shared.Pause(victim); err != nil {
 			t.Error(err)
 			return
 		}
 		// Longer than broker.session.timeout.ms (9 s): the controller fences the broker and
 		// takes it out of every ISR even if replica lag alone would not yet.
 		time.Sleep(14 * time.Second)
-		if err := shared.Resume(3); err != nil {
+		if err := shared.Resume(victim); err != nil {
 			t.Error(err)
 		}
 	}()
@@ -237,13 +242,13 @@ func TestProbePausedBroker(t *testing.T) {
 	var missing, outOfISR, isrEvents int
 	var stopped bool
 	for _, x := range s.Samples {
-		if b := x.Brokers[3]; b != nil && b.Err != "" {
+		if b := x.Brokers[victim]; b != nil && b.Err != "" {
 			missing++
 			if b.BytesIn.OK() {
-				t.Errorf("at %v: broker 3's failed scrape has bytes in %v, want missing", x.Time, b.BytesIn)
+				t.Errorf("at %v: broker %d's failed scrape has bytes in %v, want missing", x.Time, victim, b.BytesIn)
 			}
 		}
-		if x.Meta != nil && x.Meta.OutOfISR[3] > 0 {
+		if x.Meta != nil && x.Meta.OutOfISR[victim] > 0 {
 			outOfISR++
 		}
 		for _, b := range x.Brokers {
@@ -251,16 +256,40 @@ func TestProbePausedBroker(t *testing.T) {
 				isrEvents++
 			}
 		}
-		if x.Host != nil && x.Host.Brokers[3].State == "T" {
+		if x.Host != nil && x.Host.Brokers[victim].State == "T" {
 			stopped = true
 		}
 		if testing.Verbose() && x.Meta != nil {
-			t.Logf("%s: broker 3 state %q err %q; meta err %q out-of-ISR %v ISR changes %d", x.Time.Format("15:04:05.0"),
-				x.Host.Brokers[3].State, x.Brokers[3].Err, x.Meta.Err, x.Meta.OutOfISR, x.Meta.ISRChanges)
+			t.Logf("%s: broker %d state %q err %q; meta err %q out-of-ISR %v ISR changes %d", x.Time.Format("15:04:05.0"), victim,
+				x.Host.Brokers[victim].State, x.Brokers[victim].Err, x.Meta.Err, x.Meta.OutOfISR, x.Meta.ISRChanges)
 		}
 	}
 	if missing == 0 || outOfISR == 0 || isrEvents == 0 || !stopped {
-		t.Errorf("pausing broker 3: %d intervals without its metrics, %d with it out of the ISR, %d with ISR shrinks or expands, process seen stopped %v; want all",
-			missing, outOfISR, isrEvents, stopped)
+		t.Errorf("pausing broker %d: %d intervals without its metrics, %d with it out of the ISR, %d with ISR shrinks or expands, process seen stopped %v; want all",
+			victim, missing, outOfISR, isrEvents, stopped)
 	}
+}
+
+// notController is the first of ids that is not the shared cluster's active KRaft controller.
+func notController(t *testing.T, ids ...int32) int32 {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(shared.Bootstrap(), ",")...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	leader, err := localkafka.ActiveController(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if id != leader {
+			t.Logf("broker %d is the active controller; broker %d is paused", leader, id)
+			return id
+		}
+	}
+	t.Fatalf("every candidate %v is the active controller %d", ids, leader)
+	return 0
 }
