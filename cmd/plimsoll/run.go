@@ -162,22 +162,33 @@ func runTrial(ctx context.Context, cfg trial.Config, stderr io.Writer) (*results
 }
 
 // writeRun writes the trial's directory (when out is set) and prints its summary or its JSON.
+// When the directory cannot be written, what was measured is still printed before the error.
 func writeRun(w io.Writer, res *results.Trial, out string, asJSON bool) error {
+	var werr error
 	if out != "" {
-		if err := results.WriteTrialDir(out, res); err != nil {
-			return fmt.Errorf("writing %s: %w", out, err)
+		werr = results.WriteTrialDir(out, res)
+	}
+	if werr == nil || !asJSON { // --json: stdout stays empty on an error
+		if err := printRun(w, res, asJSON); err != nil {
+			return err
 		}
 	}
-	if asJSON {
-		return printJSON(w, res)
+	if werr != nil {
+		return fullErr(out, fmt.Errorf("writing %s: %w", out, werr),
+			"nothing of this run was written there; its topics were deleted", "run it again")
 	}
-	if err := report.RunSummary(w, res); err != nil {
-		return err
-	}
-	if out != "" {
+	if out != "" && !asJSON {
 		fmt.Fprintf(w, "\nwrote %s/result.json, timeline.csv, histograms.hlog, probe.json\n", out)
 	}
 	return nil
+}
+
+// printRun prints the trial's summary, or its JSON.
+func printRun(w io.Writer, res *results.Trial, asJSON bool) error {
+	if asJSON {
+		return printJSON(w, res)
+	}
+	return report.RunSummary(w, res)
 }
 
 // runInterrupted keeps what an interrupted run measured: its result (marked interrupted) is
