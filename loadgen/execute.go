@@ -188,7 +188,12 @@ func (r *runner) launch(ctx context.Context) (*execution, error) {
 		x.c.closeConsumers()
 		return nil, err
 	}
-	x.settled, x.settleNote = r.settle(ctx)
+	var err error
+	x.settled, x.settleNote, err = r.settle(ctx)
+	if err != nil {
+		x.c.closeConsumers()
+		return nil, err
+	}
 	x.t0 = clk.Now() + int64(20*time.Millisecond)
 	if err := r.newProducers(x.run, x.c, x.t0); err != nil {
 		x.c.closeProducers()

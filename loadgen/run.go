@@ -148,6 +148,9 @@ func Run(ctx context.Context, spec workload.Spec, tgt target.Target, opts Option
 		}
 	}()
 	if err := r.setupTopics(ctx); err != nil {
+		if denied(err) {
+			return nil, &DeniedError{Op: "Create", Err: err}
+		}
 		return nil, err
 	}
 	res, err = r.execute(ctx)

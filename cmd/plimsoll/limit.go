@@ -290,6 +290,8 @@ func (lf *limitFlags) searchErr(ctx context.Context, err error, tf *targetFlags)
 		return usageErr(err)
 	case errors.Is(err, target.ErrAuth), errors.Is(err, target.ErrCertificate), errors.Is(err, target.ErrUnreachable), errors.Is(err, target.ErrNotKafka):
 		return tf.reachErr(err)
+	case errors.Is(err, loadgen.ErrNotAuthorized):
+		return tf.deniedErr(err, "plimsoll-")
 	}
 	return err
 }

@@ -118,7 +118,7 @@ func (rf *runFlags) run(cmd *cobra.Command, wf *workloadFlags, tf *targetFlags, 
 		return runInterrupted(ctx, cmd.OutOrStdout(), res, rf.out, rf.om.json)
 	}
 	if err != nil {
-		return runErr(err)
+		return runErr(tf.deniedErr(err, rf.prefix))
 	}
 	exp.Done(res)
 	if err := writeRun(cmd.OutOrStdout(), res, rf.out, rf.om.json); err != nil {
