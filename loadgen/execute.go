@@ -95,7 +95,13 @@ func (r *runner) startConsumers(ctx context.Context, run *runState, c *clients, 
 			go func() { defer c.consWG.Done(); cn.loop(cctx) }()
 		}
 	}
-	return waitAssigned(ctx, c.groups, c.cons, totalParts, r.opts.SetupTimeout)
+	if err := waitAssigned(ctx, c.groups, c.cons, totalParts, r.opts.SetupTimeout); err != nil {
+		if ctx.Err() == nil {
+			err = r.withSilent(ctx, err)
+		}
+		return err
+	}
+	return nil
 }
 
 // startProducers creates the producers: the total rate split evenly, each offset by 1/rate

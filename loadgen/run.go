@@ -134,7 +134,7 @@ func Run(ctx context.Context, spec workload.Spec, tgt target.Target, opts Option
 		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
 	}
 	defer adminCl.Close()
-	r.adm = kadm.NewClient(adminCl)
+	r.cl, r.adm = adminCl, kadm.NewClient(adminCl)
 	var res *Result
 	defer func() {
 		if opts.KeepTopics || len(r.topics) == 0 {
@@ -166,6 +166,7 @@ type runner struct {
 	tgt  target.Target
 	opts Options
 	base []kgo.Opt
+	cl   *kgo.Client // the admin client's connections (silentBrokers)
 	adm  *kadm.Client
 
 	clients  *kafkaprops.Clients // the producers' and consumers' configuration
