@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -63,8 +64,12 @@ func (r *runner) settle(ctx context.Context) (time.Duration, string, error) {
 	}
 	took := time.Since(start)
 	if failed > 0 {
-		return took, fmt.Sprintf("settling: %d of %d partitions did not acknowledge a first record with acks=all within %s (%v); the first seconds of the warm-up may carry a fresh topic's start-up delay",
-			failed, len(recs), settleTimeout, first), nil
+		note := fmt.Sprintf("settling: %d of %d partitions did not acknowledge a first record with acks=all within %s (%v); the first seconds of the warm-up may carry a fresh topic's start-up delay",
+			failed, len(recs), settleTimeout, first)
+		if silent := silentBrokers(ctx, r.cl); len(silent) > 0 {
+			note += fmt.Sprintf("; %s did not answer within %s (paused, hung or overloaded)", strings.Join(silent, ", "), silentWait)
+		}
+		return took, note, nil
 	}
 	return took, "", nil
 }

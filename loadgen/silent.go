@@ -32,6 +32,9 @@ func (r *runner) withSilent(ctx context.Context, err error) error {
 // silentBrokers asks every broker the cluster lists for its API versions, all at once, and
 // names those that do not answer within silentWait.
 func silentBrokers(ctx context.Context, cl *kgo.Client) []string {
+	if cl == nil {
+		return nil
+	}
 	mctx, cancel := context.WithTimeout(ctx, 2*silentWait)
 	defer cancel()
 	md, err := kadm.NewClient(cl).BrokerMetadata(mctx)
