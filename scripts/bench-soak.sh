@@ -3,7 +3,9 @@
 # own, brought down at the end), runs `plimsoll run` for SOAK_DURATION at SOAK_RATE messages/s,
 # and prints plimsoll's resident set (VmRSS) and its peak (VmHWM) from /proc/PID/status every
 # SOAK_EVERY seconds, then the growth per hour fitted over the measured window (after the
-# warm-up). Not part of make test: it takes as long as the run.
+# warm-up). Not part of make test: it takes as long as the run. SOAK_BOOTSTRAP=host:port runs
+# against that cluster instead of starting one (with --replication-factor 1 unless SOAK_ARGS
+# says otherwise).
 set -euo pipefail
 BIN=${1:-bin/plimsoll}
 DURATION=${SOAK_DURATION:-30m}
@@ -15,14 +17,21 @@ CLUSTER="$DIR/cluster"
 
 cleanup() {
   [ -n "${PID:-}" ] && kill "$PID" 2>/dev/null || true
-  "$BIN" cluster down --cluster-dir "$CLUSTER" >/dev/null 2>&1 || true
+  [ -n "${SOAK_BOOTSTRAP:-}" ] || "$BIN" cluster down --cluster-dir "$CLUSTER" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 
-"$BIN" cluster up --cluster-dir "$CLUSTER" --heap 768m >"$DIR/cluster-up.log" 2>&1
-echo "soak: plimsoll run --duration $DURATION --warmup $WARMUP --rate $RATE (1 KB messages) on a local 3-broker cluster; out $DIR/run"
-"$BIN" run --cluster-dir "$CLUSTER" --duration "$DURATION" --warmup "$WARMUP" --rate "$RATE" \
-  --out "$DIR/run" --quiet >"$DIR/run.log" 2>&1 &
+if [ -n "${SOAK_BOOTSTRAP:-}" ]; then
+  WHERE=(--bootstrap "$SOAK_BOOTSTRAP" --replication-factor 1)
+  echo "soak: plimsoll run --duration $DURATION --warmup $WARMUP --rate $RATE (1 KB messages) against $SOAK_BOOTSTRAP; out $DIR/run"
+else
+  "$BIN" cluster up --cluster-dir "$CLUSTER" --heap 768m >"$DIR/cluster-up.log" 2>&1
+  WHERE=(--cluster-dir "$CLUSTER")
+  echo "soak: plimsoll run --duration $DURATION --warmup $WARMUP --rate $RATE (1 KB messages) on a local 3-broker cluster; out $DIR/run"
+fi
+# shellcheck disable=SC2086
+"$BIN" run "${WHERE[@]}" --duration "$DURATION" --warmup "$WARMUP" --rate "$RATE" \
+  --out "$DIR/run" --quiet ${SOAK_ARGS:-} >"$DIR/run.log" 2>&1 &
 PID=$!
 start=$(date +%s)
 printf '%8s %12s %12s\n' elapsed_s rss_kB peak_kB | tee "$DIR/rss.txt"

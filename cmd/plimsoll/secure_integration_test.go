@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math/big"
@@ -290,11 +291,17 @@ func checkNoSecretInFiles(t *testing.T, secret string, roots []string) {
 	t.Helper()
 	files, props := 0, 0
 	for _, root := range roots {
-		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		werr := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // a deleted topic's directory Kafka removed meanwhile; an error here would end the walk
+			}
 			if err != nil || !d.Type().IsRegular() {
 				return err
 			}
 			data, err := os.ReadFile(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
 			if err != nil {
 				t.Errorf("reading %s: %v", path, err)
 				return nil
@@ -310,6 +317,9 @@ func checkNoSecretInFiles(t *testing.T, secret string, roots []string) {
 			t.Errorf("%s holds the SASL password", path)
 			return nil
 		})
+		if werr != nil {
+			t.Errorf("searching %s stopped: %v", root, werr)
+		}
 	}
 	if props == 0 || files < 20 {
 		t.Errorf("searched %d files; the password was in %d server.properties, want the broker's", files, props)
