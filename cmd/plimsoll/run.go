@@ -61,6 +61,7 @@ type runFlags struct {
 	out, prefix string
 	keep        bool
 	drain       time.Duration
+	setup       time.Duration
 	faults      []string
 	om          *outputMode
 }
@@ -72,6 +73,7 @@ func (rf *runFlags) register(cmd *cobra.Command) {
 	f.StringVar(&rf.prefix, "topic-prefix", "", "prefix of the run's topics and groups (default plimsoll-<run id>-); plimsoll never touches other topics")
 	f.BoolVar(&rf.keep, "keep-topics", false, "keep the run's topics afterwards")
 	f.DurationVar(&rf.drain, "drain-timeout", loadgen.DefaultDrainTimeout, "how long consumers may take to catch up after the window before unseen messages count")
+	f.DurationVar(&rf.setup, "setup-timeout", loadgen.DefaultSetupTimeout, "how long creating the run's topics, and its consumer groups' assignment, may take before the run gives up (a broker that answers nothing holds them up)")
 	rf.om = addOutputFlags(cmd, "result.json (schema in the README) instead of the summary")
 	f.StringArrayVar(&rf.faults, "fault", nil, faultHelp)
 }
@@ -88,10 +90,13 @@ func (rf *runFlags) run(cmd *cobra.Command, wf *workloadFlags, tf *targetFlags, 
 	if err := checkOut(rf.out); err != nil {
 		return err
 	}
+	if rf.setup <= 0 {
+		return usageErrf("--setup-timeout %v: give a positive duration, e.g. 60s", rf.setup)
+	}
 	if tf.checkOnly() {
 		return nil
 	}
-	cfg.Load.KeepTopics, cfg.Load.DrainTimeout = rf.keep, rf.drain
+	cfg.Load.KeepTopics, cfg.Load.DrainTimeout, cfg.Load.SetupTimeout = rf.keep, rf.drain, rf.setup
 	stderr := cmd.ErrOrStderr()
 	exp, stopMetrics, err := mf.open(stderr, tf.ab)
 	if err != nil {
