@@ -140,10 +140,7 @@ func Run(ctx context.Context, spec workload.Spec, tgt target.Target, opts Option
 		if opts.KeepTopics || len(r.topics) == 0 {
 			return
 		}
-		// Delete even when the run failed or was interrupted; never a name outside the prefix.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		if err := topics.DeleteOwned(cctx, r.adm, opts.TopicPrefix, r.topics, r.groupNames); err != nil && res != nil {
+		if err := r.cleanup(context.WithoutCancel(ctx)); err != nil && res != nil {
 			res.Notes = append(res.Notes, "cleanup: "+err.Error())
 		}
 	}()
@@ -158,6 +155,27 @@ func Run(ctx context.Context, spec workload.Spec, tgt target.Target, opts Option
 		opts.BeforeCleanup()
 	}
 	return res, err
+}
+
+// cleanup deletes the run's topics and groups, even when the run failed or was interrupted, and
+// never a name outside the prefix. The admin client's metadata may be as old as the run and name
+// a broker that no longer answers (paused, then fenced) as the one to send deletions to: when the
+// first attempt fails, a new client, with fresh metadata, tries again, within 30 s in all.
+func (r *runner) cleanup(ctx context.Context) error {
+	first, cancel := context.WithTimeout(ctx, 10*time.Second)
+	err := topics.DeleteOwned(first, r.adm, r.opts.TopicPrefix, r.topics, r.groupNames)
+	cancel()
+	if err == nil {
+		return nil
+	}
+	cl, cerr := kgo.NewClient(r.base...)
+	if cerr != nil {
+		return err
+	}
+	defer cl.Close()
+	again, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	return topics.DeleteOwned(again, kadm.NewClient(cl), r.opts.TopicPrefix, r.topics, r.groupNames)
 }
 
 // runner holds one run's state between its steps.

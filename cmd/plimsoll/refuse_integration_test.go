@@ -40,7 +40,7 @@ func TestRunPausedLeader(t *testing.T) {
 	}()
 	start := time.Now()
 	stdout, stderr, code := plimsoll(t, "run", "--cluster-dir", clusterDir, "--rate", "300", "--message-size", "1000",
-		"--duration", "10s", "--warmup", "2s", "--out", out, "--drain-timeout", "5s", "--setup-timeout", "20s", "--topic-prefix", prefix)
+		"--duration", "4s", "--warmup", "1s", "--out", out, "--drain-timeout", "2s", "--setup-timeout", "20s", "--topic-prefix", prefix)
 	took := time.Since(start)
 	victim, wasPaused := <-paused
 	if wasPaused {
@@ -49,8 +49,10 @@ func TestRunPausedLeader(t *testing.T) {
 		}
 	}
 	t.Logf("paused broker %d; the run took %v, exit %d\n%s\n%s", victim, took.Round(time.Second), code, stdout, stderr)
-	if took > 90*time.Second {
-		t.Errorf("the run took %v: past its bounds (20 s for the set-up, 30 s for the clean-up)", took)
+	// Its bounds: 20 s for the topic and the group's assignment, 20 s for settling and 3 s to
+	// name the silent broker, 5 s of load, 2 s of drain, 30 s for the clean-up.
+	if took > 100*time.Second {
+		t.Errorf("the run took %v: past its bounds", took)
 	}
 	if _, err := os.Stat(filepath.Join(out, "result.json")); err == nil {
 		// The run got through (leadership moved off the paused broker): its verdict says why.
