@@ -180,12 +180,13 @@ func (r *runner) cleanup(ctx context.Context) error {
 
 // runner holds one run's state between its steps.
 type runner struct {
-	spec workload.Spec
-	tgt  target.Target
-	opts Options
-	base []kgo.Opt
-	cl   *kgo.Client // the admin client's connections (silentBrokers)
-	adm  *kadm.Client
+	spec   workload.Spec
+	tgt    target.Target
+	opts   Options
+	base   []kgo.Opt
+	cl     *kgo.Client // the admin client's connections (silentBrokers)
+	silent []int32     // brokers that answered nothing when the topics did not settle
+	adm    *kadm.Client
 
 	clients  *kafkaprops.Clients // the producers' and consumers' configuration
 	payloads *payloadPool

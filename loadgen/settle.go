@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -67,7 +66,10 @@ func (r *runner) settle(ctx context.Context) (time.Duration, string, error) {
 		note := fmt.Sprintf("settling: %d of %d partitions did not acknowledge a first record with acks=all within %s (%v); the first seconds of the warm-up may carry a fresh topic's start-up delay",
 			failed, len(recs), settleTimeout, first)
 		if silent := silentBrokers(ctx, r.cl); len(silent) > 0 {
-			note += fmt.Sprintf("; %s did not answer within %s (paused, hung or overloaded)", strings.Join(silent, ", "), silentWait)
+			note += fmt.Sprintf("; %s did not answer within %s (paused, hung or overloaded)", silentText(silent), silentWait)
+			for _, b := range silent {
+				r.silent = append(r.silent, b.NodeID)
+			}
 		}
 		return took, note, nil
 	}

@@ -26,12 +26,21 @@ func (r *runner) withSilent(ctx context.Context, err error) error {
 		return err
 	}
 	return fmt.Errorf("%w; %s did not answer within %s (paused, hung or overloaded), though the cluster still lists it: the run cannot go on without it",
-		err, strings.Join(silent, ", "), silentWait)
+		err, silentText(silent), silentWait)
+}
+
+// silentText names brokers: "broker 3 (127.0.0.1:9094)", joined by commas.
+func silentText(bs []kadm.BrokerDetail) string {
+	var names []string
+	for _, b := range bs {
+		names = append(names, fmt.Sprintf("broker %d (%s:%d)", b.NodeID, b.Host, b.Port))
+	}
+	return strings.Join(names, ", ")
 }
 
 // silentBrokers asks every broker the cluster lists for its API versions, all at once, and
 // names those that do not answer within silentWait.
-func silentBrokers(ctx context.Context, cl *kgo.Client) []string {
+func silentBrokers(ctx context.Context, cl *kgo.Client) []kadm.BrokerDetail {
 	if cl == nil {
 		return nil
 	}
@@ -43,7 +52,7 @@ func silentBrokers(ctx context.Context, cl *kgo.Client) []string {
 	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	var silent []string
+	var silent []kadm.BrokerDetail
 	for _, b := range md.Brokers {
 		wg.Add(1)
 		go func() {
@@ -52,12 +61,12 @@ func silentBrokers(ctx context.Context, cl *kgo.Client) []string {
 			defer cancel()
 			if _, err := cl.Broker(int(b.NodeID)).Request(bctx, kmsg.NewPtrApiVersionsRequest()); err != nil {
 				mu.Lock()
-				silent = append(silent, fmt.Sprintf("broker %d (%s:%d)", b.NodeID, b.Host, b.Port))
+				silent = append(silent, b)
 				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	slices.Sort(silent)
+	slices.SortFunc(silent, func(a, b kadm.BrokerDetail) int { return int(a.NodeID - b.NodeID) })
 	return silent
 }

@@ -56,9 +56,10 @@ func TestRunPausedLeader(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "result.json")); err == nil {
 		// The run got through (leadership moved off the paused broker): its verdict says why.
-		state, _, _, why := verdictOf(t, out)
-		if state == "ok" || code == 0 {
-			t.Errorf("verdict %s, exit %d with a paused leader:\n%s", state, code, why)
+		state, _, criteria, why := verdictOf(t, out)
+		if state != "invalid" || code != ExitInvalid || len(criteria) == 0 || criteria[0] != "silent-broker" ||
+			!strings.Contains(why, fmt.Sprintf("broker %d answered nothing", victim)) {
+			t.Errorf("verdict %s, exit %d with a paused leader, want invalid (silent-broker) naming broker %d:\n%s", state, code, victim, why)
 		}
 	} else if want := fmt.Sprintf("broker %d (", victim); code != ExitError || !strings.Contains(stderr, want) || !strings.Contains(stderr, "did not answer") {
 		t.Errorf("exit %d, want %d naming %q as not answering:\n%s", code, ExitError, want, stderr)
