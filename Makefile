@@ -20,7 +20,7 @@ ROOT      := $(shell [ "$$(id -u)" = 0 ] && echo 1)
 DEMO_DIR  ?= $(CURDIR)/.demo
 REPORT    ?= $(CURDIR)/plimsoll-report
 
-.PHONY: all build test test-nic nic-deps browser-deps unit fuzz integration lint demo bench-loadgen clean
+.PHONY: all build test test-nic nic-deps browser-deps unit fuzz integration lint demo bench-loadgen bench-soak clean
 
 all: build
 
@@ -76,6 +76,11 @@ demo: build
 bench-loadgen: build
 	$(GO) run ./tools/benchloadgen -plimsoll $(BIN)
 	$(GO) test -run XXX -bench . -benchmem ./loadgen
+
+## bench-soak: plimsoll's own memory over a long run on a local cluster (SOAK_DURATION, default
+## 30m; SOAK_RATE msgs/s; RSS every SOAK_EVERY seconds). Not part of make test.
+bench-soak: build
+	./scripts/bench-soak.sh $(BIN)
 
 clean:
 	rm -rf bin $(DEMO_DIR) $(REPORT)

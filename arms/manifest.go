@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/plimsoll/plimsoll/results"
 )
 
 // ManifestFile is the name of an A/B experiment's manifest in its directory.
@@ -66,11 +68,7 @@ func (m *Manifest) Write(dir string) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, "."+ManifestFile+".tmp")
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, ManifestFile))
+	return results.WriteFileAtomic(filepath.Join(dir, ManifestFile), append(data, '\n'))
 }
 
 // ReadManifest reads dir's manifest; an error wrapping fs.ErrNotExist when there is none.

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/trial"
 )
@@ -52,6 +53,9 @@ func (r *Runner) Trial(ctx context.Context, req Request) (*results.Trial, error)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, r.interrupted(n, req, t, err)
+		}
+		if errors.Is(err, loadgen.ErrNotAuthorized) { // every other rate would be refused too
+			return nil, err
 		}
 		// A trial that could not run (set-up failed, a broker gone) says nothing about this
 		// rate: the search retries it once, then moves on.

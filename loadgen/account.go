@@ -63,6 +63,7 @@ func (r *runner) window(x *execution, st *execState) Window {
 		WarmupSeconds:   r.spec.Warmup.Seconds(),
 		MeasuredSeconds: float64(st.endK.t-st.startK.t) / 1e9,
 		DrainComplete:   st.drainComplete,
+		SilentBrokers:   r.silent,
 	}
 	if st.drainStart != 0 {
 		w.DrainSeconds = float64(st.drainEnd-st.drainStart) / 1e9

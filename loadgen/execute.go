@@ -95,7 +95,13 @@ func (r *runner) startConsumers(ctx context.Context, run *runState, c *clients, 
 			go func() { defer c.consWG.Done(); cn.loop(cctx) }()
 		}
 	}
-	return waitAssigned(ctx, c.groups, c.cons, totalParts, r.opts.SetupTimeout)
+	if err := waitAssigned(ctx, c.groups, c.cons, totalParts, r.opts.SetupTimeout); err != nil {
+		if ctx.Err() == nil {
+			err = r.withSilent(ctx, err)
+		}
+		return err
+	}
+	return nil
 }
 
 // startProducers creates the producers: the total rate split evenly, each offset by 1/rate
@@ -188,7 +194,12 @@ func (r *runner) launch(ctx context.Context) (*execution, error) {
 		x.c.closeConsumers()
 		return nil, err
 	}
-	x.settled, x.settleNote = r.settle(ctx)
+	var err error
+	x.settled, x.settleNote, err = r.settle(ctx)
+	if err != nil {
+		x.c.closeConsumers()
+		return nil, err
+	}
 	x.t0 = clk.Now() + int64(20*time.Millisecond)
 	if err := r.newProducers(x.run, x.c, x.t0); err != nil {
 		x.c.closeProducers()

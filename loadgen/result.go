@@ -87,7 +87,10 @@ type Window struct {
 	Start time.Time `json:"start"` // wall clock at the start of the measured window
 	// SettleSeconds: writing one record per partition with acks=all before the schedule starts
 	// (see Run), so that a fresh topic's first slow acknowledgements fall outside the load.
-	SettleSeconds   float64 `json:"settle_seconds"`
+	SettleSeconds float64 `json:"settle_seconds"`
+	// SilentBrokers answered nothing, not even their API versions, when the topics did not settle
+	// (a paused or hung broker the cluster still lists): the run measured a cluster without them.
+	SilentBrokers   []int32 `json:"silent_brokers,omitempty"`
 	WarmupSeconds   float64 `json:"warmup_seconds"`
 	BacklogSeconds  float64 `json:"backlog_seconds,omitempty"` // building the backlog (consumers paused)
 	MeasuredSeconds float64 `json:"measured_seconds"`

@@ -134,20 +134,20 @@ func Run(ctx context.Context, spec workload.Spec, tgt target.Target, opts Option
 		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
 	}
 	defer adminCl.Close()
-	r.adm = kadm.NewClient(adminCl)
+	r.cl, r.adm = adminCl, kadm.NewClient(adminCl)
 	var res *Result
 	defer func() {
 		if opts.KeepTopics || len(r.topics) == 0 {
 			return
 		}
-		// Delete even when the run failed or was interrupted; never a name outside the prefix.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		if err := topics.DeleteOwned(cctx, r.adm, opts.TopicPrefix, r.topics, r.groupNames); err != nil && res != nil {
+		if err := r.cleanup(context.WithoutCancel(ctx)); err != nil && res != nil {
 			res.Notes = append(res.Notes, "cleanup: "+err.Error())
 		}
 	}()
 	if err := r.setupTopics(ctx); err != nil {
+		if denied(err) {
+			return nil, &DeniedError{Op: "Create", Err: err}
+		}
 		return nil, err
 	}
 	res, err = r.execute(ctx)
@@ -157,13 +157,36 @@ func Run(ctx context.Context, spec workload.Spec, tgt target.Target, opts Option
 	return res, err
 }
 
+// cleanup deletes the run's topics and groups, even when the run failed or was interrupted, and
+// never a name outside the prefix. The admin client's metadata may be as old as the run and name
+// a broker that no longer answers (paused, then fenced) as the one to send deletions to: when the
+// first attempt fails, a new client, with fresh metadata, tries again, within 30 s in all.
+func (r *runner) cleanup(ctx context.Context) error {
+	first, cancel := context.WithTimeout(ctx, 10*time.Second)
+	err := topics.DeleteOwned(first, r.adm, r.opts.TopicPrefix, r.topics, r.groupNames)
+	cancel()
+	if err == nil {
+		return nil
+	}
+	cl, cerr := kgo.NewClient(r.base...)
+	if cerr != nil {
+		return err
+	}
+	defer cl.Close()
+	again, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	return topics.DeleteOwned(again, kadm.NewClient(cl), r.opts.TopicPrefix, r.topics, r.groupNames)
+}
+
 // runner holds one run's state between its steps.
 type runner struct {
-	spec workload.Spec
-	tgt  target.Target
-	opts Options
-	base []kgo.Opt
-	adm  *kadm.Client
+	spec   workload.Spec
+	tgt    target.Target
+	opts   Options
+	base   []kgo.Opt
+	cl     *kgo.Client // the admin client's connections (silentBrokers)
+	silent []int32     // brokers that answered nothing when the topics did not settle
+	adm    *kadm.Client
 
 	clients  *kafkaprops.Clients // the producers' and consumers' configuration
 	payloads *payloadPool

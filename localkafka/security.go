@@ -51,6 +51,11 @@ type Security struct {
 	SASLUser string `json:"sasl_user,omitempty"`
 	// SASLPassword is the user's password (Options only; never written to cluster.json).
 	SASLPassword string `json:"-"`
+	// Authorizer turns on KRaft's StandardAuthorizer: clients of the secure listeners may do only
+	// what ACLs allow them. User:ANONYMOUS, the principal of the PLAINTEXT client, controller and
+	// replication listeners (loopback only), is the super user: brokers, controllers and
+	// plimsoll's own admin requests (SCRAM credentials, ACLs) work through it.
+	Authorizer bool `json:"authorizer,omitempty"`
 }
 
 // Enabled reports whether any secure listener is configured.
@@ -84,6 +89,9 @@ var (
 func (s Security) validate(kafkaVersion string) error {
 	if s.ClientAuth && !s.TLS {
 		return fmt.Errorf("--tls-client-auth needs --tls")
+	}
+	if s.Authorizer && s.SASLUser == "" && !s.ClientAuth {
+		return fmt.Errorf("--authorizer needs --sasl-user or --tls-client-auth: without an authenticated client listener every client is the super user")
 	}
 	if s.SASLUser == "" {
 		if s.SASLPassword != "" {
@@ -201,6 +209,10 @@ func (c *State) securityProperties(b *Broker, p map[string]string) {
 		if s.ClientAuth {
 			p["listener.name.ssl.ssl.client.auth"] = "required"
 		}
+	}
+	if s.Authorizer {
+		p["authorizer.class.name"] = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+		p["super.users"] = "User:ANONYMOUS"
 	}
 	if s.SASLUser != "" {
 		p["sasl.enabled.mechanisms"] = strings.Join(SASLMechanisms, ",")

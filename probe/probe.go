@@ -453,6 +453,18 @@ func (p *Probe) Snapshot() *Series {
 	return &s
 }
 
+// Take returns the samples observed since the last Take (every sample, the first time) and
+// forgets them. A caller that summarises as it goes, as watch does for as long as it runs, keeps
+// the probe's memory to the samples of one of its intervals; Snapshot and Stop then hold only
+// the samples not yet taken.
+func (p *Probe) Take() *Series {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.series
+	p.series.Samples = nil
+	return &s
+}
+
 // Stop ends the observations and returns all samples. It may be called more than once.
 func (p *Probe) Stop() *Series {
 	p.stop.Do(func() {

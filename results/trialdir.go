@@ -25,33 +25,63 @@ type resultFile struct {
 	*Trial
 }
 
-// WriteTrialDir writes t into dir: result.json (the record), timeline.csv, histograms.hlog and,
-// when the trial was probed, probe.json.
-func WriteTrialDir(dir string, t *Trial) error {
+// WriteTrialDir writes t into dir: timeline.csv, histograms.hlog, probe.json (when the trial
+// was probed) and, last, result.json (the record), so a directory with a result.json holds the
+// whole trial. Each file goes through a temporary file renamed into place; when one cannot be
+// written (a full disk: ENOSPC), the files this call wrote are removed again, and dir too when
+// this call made it and it is empty, so a failed write leaves nothing half-written.
+func WriteTrialDir(dir string, t *Trial) (err error) {
+	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(resultFile{Schema: Schema, Trial: t}, "", "  ")
-	if err != nil {
+	var written []string
+	defer func() {
+		if err == nil {
+			return
+		}
+		for _, name := range written {
+			os.Remove(filepath.Join(dir, name))
+		}
+		if statErr != nil {
+			os.Remove(dir) // only when empty: never what another writer put there
+		}
+	}()
+	for _, f := range t.files() {
+		if err := create(dir, f.name, f.write); err != nil {
+			return err
+		}
+		written = append(written, f.name)
+	}
+	return nil
+}
+
+// trialFile is one file of a trial's directory and how it is written.
+type trialFile struct {
+	name  string
+	write func(*os.File) error
+}
+
+// files are the files of t's directory in the order they are written: result.json last.
+func (t *Trial) files() []trialFile {
+	fs := []trialFile{
+		{TimelineFile, func(f *os.File) error { return t.WriteTimelineCSV(f) }},
+		{HDRLogFile, func(f *os.File) error { return t.WriteHDRLog(f) }},
+	}
+	if t.Series != nil {
+		fs = append(fs, trialFile{ProbeFile, func(f *os.File) error {
+			enc := json.NewEncoder(f)
+			enc.SetIndent("", " ")
+			return enc.Encode(t.Series)
+		}})
+	}
+	return append(fs, trialFile{ResultFile, func(f *os.File) error {
+		data, err := json.MarshalIndent(resultFile{Schema: Schema, Trial: t}, "", "  ")
+		if err == nil {
+			_, err = f.Write(append(data, '\n'))
+		}
 		return err
-	}
-	if err := WriteFileAtomic(filepath.Join(dir, ResultFile), append(data, '\n')); err != nil {
-		return err
-	}
-	if err := create(dir, TimelineFile, func(f *os.File) error { return t.WriteTimelineCSV(f) }); err != nil {
-		return err
-	}
-	if err := create(dir, HDRLogFile, func(f *os.File) error { return t.WriteHDRLog(f) }); err != nil {
-		return err
-	}
-	if t.Series == nil {
-		return nil
-	}
-	return create(dir, ProbeFile, func(f *os.File) error {
-		enc := json.NewEncoder(f)
-		enc.SetIndent("", " ")
-		return enc.Encode(t.Series)
-	})
+	}})
 }
 
 // LoadTrialDir reads a trial written by WriteTrialDir: result.json and, if present, probe.json.

@@ -85,11 +85,24 @@ func (w *Writer) Append(kind, id string, v any) error {
 	if err := enc.Encode(rec); err != nil {
 		return fmt.Errorf("results: %s record %q: %w", kind, id, err)
 	}
-	if _, err := w.f.Write(w.buf.Bytes()); err != nil {
+	if err := w.write(w.buf.Bytes()); err != nil {
 		return fmt.Errorf("results: %s: %w", w.name, err)
 	}
 	if err := w.f.Sync(); err != nil {
 		return fmt.Errorf("results: %s: fsync: %w", w.name, err)
+	}
+	return nil
+}
+
+// write appends line; when it fails part-way (a full disk: ENOSPC), the part written is cut off
+// again, so the file still ends with a whole record and the next Append starts a line of its own.
+func (w *Writer) write(line []byte) error {
+	st, err := w.f.Stat()
+	if err != nil {
+		return err
+	}
+	if _, err := w.f.Write(line); err != nil {
+		return errors.Join(err, w.f.Truncate(st.Size()))
 	}
 	return nil
 }

@@ -39,6 +39,7 @@ const (
 	CritHostCPU     = "host-cpu"
 	CritHostNoise   = "host-noise"
 	CritInterrupted = "interrupted"
+	CritSilent      = "silent-broker" // a broker answered nothing at the run's start
 	// A run with planned faults (package fault) is judged by these two instead of the
 	// throughput, latency, ISR and produce-error criteria.
 	CritFaultLoss     = "fault-loss"     // acknowledged messages lost, or written twice with idempotence
@@ -203,6 +204,13 @@ func Judge(in Input, c Criteria) Verdict {
 		}
 		return v
 	}
+	if r := silentReason(in.Run); r != nil {
+		v.State, v.Ceiling = Invalid, Invalid
+		v.Reasons = append(v.Reasons, *r)
+		v.Bottleneck = r.Text
+		markInterrupted(in.Run, &v)
+		return v
+	}
 	if noise := hostNoise(in, c); noise != nil {
 		v.State, v.Ceiling = Invalid, Invalid
 		v.Reasons = append(v.Reasons, *noise)
@@ -229,6 +237,21 @@ func Judge(in Input, c Criteria) Verdict {
 	markInterrupted(in.Run, &v)
 	v.Ceiling = ceilingState(v)
 	return v
+}
+
+// silentReason: a broker that answered nothing when the run's topics were settling (paused,
+// hung) leaves a run that measured a cluster missing it, not the cluster's capacity.
+func silentReason(r *loadgen.Result) *Reason {
+	ids := r.Window.SilentBrokers
+	if len(ids) == 0 {
+		return nil
+	}
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = fmt.Sprint(id)
+	}
+	return &Reason{Criterion: CritSilent, Text: fmt.Sprintf("broker %s answered nothing when the run started (paused, hung or overloaded) while the cluster still listed it: the run measured a cluster missing it; bring it back and run again",
+		strings.Join(names, ", "))}
 }
 
 // markInterrupted makes the verdict of an interrupted run invalid, its first reason saying how

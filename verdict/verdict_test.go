@@ -393,3 +393,18 @@ func TestInFlightAtEnd(t *testing.T) {
 		t.Errorf("with produce errors off: %+v", v)
 	}
 }
+
+// TestSilentBroker: a run whose settling found a broker answering nothing is invalid, naming it,
+// whatever its figures; without one the same run is judged as before.
+func TestSilentBroker(t *testing.T) {
+	r := &loadgen.Result{}
+	r.Window.SilentBrokers = []int32{3}
+	v := Judge(Input{Run: r}, DefaultCriteria())
+	if v.State != Invalid || len(v.Reasons) != 1 || v.Reasons[0].Criterion != CritSilent || !strings.Contains(v.Reasons[0].Text, "broker 3 answered nothing") {
+		t.Errorf("verdict %s, reasons %+v", v.State, v.Reasons)
+	}
+	r.Window.SilentBrokers = nil
+	if v := Judge(Input{Run: r}, DefaultCriteria()); len(v.Reasons) > 0 && v.Reasons[0].Criterion == CritSilent {
+		t.Errorf("no silent broker, yet %+v", v.Reasons)
+	}
+}

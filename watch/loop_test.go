@@ -48,20 +48,24 @@ func (c *fakeClock) After(d time.Duration) <-chan time.Time {
 	return ch
 }
 
-// arriving is a probe that has observed the samples ending by the clock's now.
+// arriving is a probe that has observed the samples ending by the clock's now; Take hands out
+// those not taken yet.
 type arriving struct {
-	s   *probe.Series
-	clk *fakeClock
+	s     *probe.Series
+	clk   *fakeClock
+	taken int
 }
 
-func (a arriving) Snapshot() *probe.Series {
+func (a *arriving) Take() *probe.Series {
 	w := *a.s
 	w.Samples = nil
-	for _, x := range a.s.Samples {
-		if !x.Time.After(a.clk.now) {
-			w.Samples = append(w.Samples, x)
+	for _, x := range a.s.Samples[a.taken:] {
+		if x.Time.After(a.clk.now) {
+			break
 		}
+		w.Samples = append(w.Samples, x)
 	}
+	a.taken += len(w.Samples)
 	return &w
 }
 
@@ -69,7 +73,7 @@ func collect(t *testing.T, ctx context.Context, clk *fakeClock, cfg Config) []In
 	t.Helper()
 	cfg.Clock = clk
 	var got []Interval
-	err := Run(ctx, arriving{recorded(t), clk}, cfg, func(iv Interval) error {
+	err := Run(ctx, &arriving{s: recorded(t), clk: clk}, cfg, func(iv Interval) error {
 		got = append(got, iv)
 		return nil
 	})
@@ -121,7 +125,7 @@ func TestRunStopped(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg := Config{Interval: 4 * time.Second, Clock: clk}
 	var got []Interval
-	err := Run(ctx, arriving{s, clk}, cfg, func(iv Interval) error {
+	err := Run(ctx, &arriving{s: s, clk: clk}, cfg, func(iv Interval) error {
 		got = append(got, iv)
 		clk.now = clk.now.Add(3 * time.Second) // three more samples arrive, then the signal
 		cancel()
@@ -138,7 +142,7 @@ func TestRunStopped(t *testing.T) {
 func TestRunEmitError(t *testing.T) {
 	clk := &fakeClock{now: recorded(t).Samples[0].Start}
 	boom := errors.New("stdout closed")
-	err := Run(context.Background(), arriving{recorded(t), clk}, Config{Interval: 3 * time.Second, Clock: clk},
+	err := Run(context.Background(), &arriving{s: recorded(t), clk: clk}, Config{Interval: 3 * time.Second, Clock: clk},
 		func(Interval) error { return boom })
 	if !errors.Is(err, boom) {
 		t.Fatalf("err %v, want the emit error", err)

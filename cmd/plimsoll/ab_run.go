@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/plimsoll/plimsoll/compare"
 	"github.com/plimsoll/plimsoll/localkafka"
 	"github.com/plimsoll/plimsoll/report"
+	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/target"
 	"github.com/plimsoll/plimsoll/trial"
 	"github.com/spf13/cobra"
@@ -57,16 +59,22 @@ func runAB(cmd *cobra.Command, af *abFlags, mf *metricsFlags, args []string, o c
 			st.Error = "interrupted (Ctrl-C or SIGTERM); its results, if any, cover part of the window"
 		}
 		if werr := m.Write(p.out); werr != nil {
-			return werr
+			return abFullErr(p.out, errors.Join(err, werr))
 		}
 		if ctx.Err() != nil {
 			return interruptedErr(ctx, fmt.Sprintf("interrupted in %s; the clusters are down, finished repetitions are in %s", st.Dir, p.out), "run the experiment again with another --out")
 		}
 		if err != nil {
-			return prefixErr(st.Dir, err)
+			return abFullErr(p.out, prefixErr(st.Dir, err))
 		}
 	}
-	return p.compare(cmd, m, o, asJSON)
+	return abFullErr(p.out, p.compare(cmd, m, o, asJSON))
+}
+
+// abFullErr says, when --out filled up, what of the experiment is kept.
+func abFullErr(out string, err error) error {
+	return fullErr(out, err, "the repetitions that finished are in "+out+", the one running was not kept; a cluster it started is down, its topics deleted",
+		"run the experiment again with another --out")
 }
 
 // runStep runs one repetition: its cluster up (unless remote), the command, its cluster down.
@@ -189,12 +197,11 @@ func (p *abPlan) compare(cmd *cobra.Command, m *arms.Manifest, o compare.Options
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(filepath.Join(p.out, "compare.json"))
-	if err != nil {
+	var buf bytes.Buffer
+	if err := report.CompareJSON(&buf, c); err != nil {
 		return err
 	}
-	defer f.Close()
-	if err := report.CompareJSON(f, c); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(p.out, "compare.json"), buf.Bytes()); err != nil {
 		return err
 	}
 	m.Compare, m.Verdict = "compare.json", string(c.Verdict)

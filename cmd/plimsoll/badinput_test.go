@@ -226,7 +226,7 @@ func TestBadInput(t *testing.T) {
 		}
 		rows = append(rows, docRow(tc, stderr, code))
 	}
-	checkDocTable(t, filepath.Join("..", "..", "docs", "bad-input.md"), rows)
+	checkDocTable(t, filepath.Join("..", "..", "docs", "bad-input.md"), "TestBadInput", rows)
 }
 
 // unwritableDir is a directory this user cannot create files in: for root, who may write
@@ -257,15 +257,17 @@ func docRow(tc badInput, stderr string, code int) string {
 	return fmt.Sprintf("| %s | `%s` | %d | %s |", tc.what, strings.ReplaceAll(cmd, "|", `\|`), code, cell)
 }
 
-// checkDocTable compares the table between the markers of path with rows (or rewrites it).
-func checkDocTable(t *testing.T, path string, rows []string) {
+// checkDocTable compares the table that test renders, between its markers in path, with rows
+// (or rewrites it).
+func checkDocTable(t *testing.T, path, test string, rows []string) {
 	t.Helper()
-	const begin, end = "<!-- table: TestBadInput renders it; go test ./cmd/plimsoll -run TestBadInput -update -->\n", "<!-- end of table -->\n"
+	begin, end := "<!-- table: "+test+" renders it; go test ./cmd/plimsoll -run "+test+" -update -->\n", "<!-- end of table -->\n"
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	i, j := bytes.Index(doc, []byte(begin)), bytes.Index(doc, []byte(end))
+	i := bytes.Index(doc, []byte(begin))
+	j := i + bytes.Index(doc[max(i, 0):], []byte(end))
 	if i < 0 || j < i {
 		t.Fatalf("%s lacks the table's markers", path)
 	}

@@ -72,6 +72,9 @@ beside it:
   --sasl-user USER     SASL_PLAINTEXT with PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 for USER, the
                        password read from $PLIMSOLL_SASL_PASSWORD (--sasl-password-env)
   both                 also SASL_SSL
+  --authorizer         Kafka's StandardAuthorizer: clients of the secure listeners may do only
+                       what ACLs allow; the PLAINTEXT listener's anonymous clients (loopback)
+                       are the super user, to add ACLs with
 
 ` + "`plimsoll cluster status`" + ` prints each secure listener's bootstrap and the run flags that reach it.`,
 		Example: `  plimsoll cluster up
@@ -111,6 +114,7 @@ beside it:
 	f.BoolVar(&o.Security.TLS, "tls", false, "add an SSL client listener on each broker (certificates from a throwaway CA in DIR/tls; SASL_SSL too with --sasl-user)")
 	f.BoolVar(&o.Security.ClientAuth, "tls-client-auth", false, "the SSL listener requires a client certificate (mutual TLS; DIR/tls/client.pem and client-key.pem)")
 	f.StringVar(&o.Security.SASLUser, "sasl-user", "", "add a SASL_PLAINTEXT client listener (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) for this user")
+	f.BoolVar(&o.Security.Authorizer, "authorizer", false, "turn on Kafka's StandardAuthorizer: secure listeners' clients may do only what ACLs allow (PLAINTEXT's anonymous clients are the super user)")
 	f.StringVar(&uf.saslPassEnv, "sasl-password-env", "PLIMSOLL_SASL_PASSWORD", "environment variable holding the --sasl-user password (never a flag: it would show in ps)")
 	return cmd
 }

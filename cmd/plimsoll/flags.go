@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/localkafka"
 	"github.com/plimsoll/plimsoll/promexport"
 	"github.com/plimsoll/plimsoll/target"
@@ -271,6 +273,22 @@ func (t *targetFlags) reachErr(err error) error {
 		return withHint(err, "check --bootstrap, the network, and --tls/--sasl-* settings (an authentication failure shows here too)")
 	}
 	return usageErr(err)
+}
+
+// deniedErr explains a run the cluster refused for want of an ACL (exit 2: the cluster's
+// settings are the input to fix), naming the ACL that lets plimsoll's topics be written.
+func (t *targetFlags) deniedErr(err error, prefix string) error {
+	var de *loadgen.DeniedError
+	if !errors.As(err, &de) {
+		return err
+	}
+	principal := "User:" + t.saslUser
+	if t.saslUser == "" {
+		principal = "PRINCIPAL (the principal plimsoll connects as: its client certificate's subject, or User:ANONYMOUS on PLAINTEXT)"
+	}
+	return &cliError{code: ExitUsage, err: fmt.Errorf("%w; nothing of the run is left on the cluster", err), hint: fmt.Sprintf(
+		"allow %s %s on plimsoll's topics, e.g. kafka-acls.sh --bootstrap-server %s --command-config ADMIN.properties --add --allow-principal %s --operation %s --topic %s --resource-pattern-type prefixed; a run needs Create, Describe, Write, Read and Delete on those topics, and Read on groups with that prefix",
+		principal, de.Op, cmp.Or(t.bootstrap, "BOOTSTRAP"), principal, de.Op, cmp.Or(prefix, "plimsoll-"))}
 }
 
 // release stops the local cluster if this command started it.

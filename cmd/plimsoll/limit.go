@@ -135,14 +135,21 @@ func (lf *limitFlags) run(cmd *cobra.Command, wf *workloadFlags, tf *targetFlags
 	defer release(job.Where, stderr)
 	sf, err := limit.Run(ctx, job)
 	if err != nil {
-		return lf.searchErr(ctx, err, tf)
+		return lf.fullErr(lf.searchErr(ctx, err, tf))
 	}
 	if ui != nil {
 		if err := ui.Finish(sf); err != nil {
 			fmt.Fprintf(stderr, "warning: the live page could not become the report: %v\n", err)
 		}
 	}
-	return lf.report(cmd.OutOrStdout(), stderr, sf)
+	return lf.fullErr(lf.report(cmd.OutOrStdout(), stderr, sf))
+}
+
+// fullErr says, when --out filled up, that the trials already stored are kept and how to go on.
+func (lf *limitFlags) fullErr(err error) error {
+	store := filepath.Join(lf.out, limit.StoreName)
+	return fullErr(lf.out, err, "the trials that finished are in "+store+" (whole records only: a record the disk cut short is taken out); the running trial's topics were deleted",
+		"continue the search with: plimsoll limit --out "+lf.out+" --resume (and the same settings)")
 }
 
 // job turns the flags into a limit job (without the cluster, resolved later) and checks every
@@ -283,6 +290,8 @@ func (lf *limitFlags) searchErr(ctx context.Context, err error, tf *targetFlags)
 		return usageErr(err)
 	case errors.Is(err, target.ErrAuth), errors.Is(err, target.ErrCertificate), errors.Is(err, target.ErrUnreachable), errors.Is(err, target.ErrNotKafka):
 		return tf.reachErr(err)
+	case errors.Is(err, loadgen.ErrNotAuthorized):
+		return tf.deniedErr(err, "plimsoll-")
 	}
 	return err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -44,3 +45,22 @@ func writable(dir, existing string) error {
 	f.Close()
 	return os.Remove(f.Name())
 }
+
+// fullErr names a full --out (ENOSPC) as the reason err failed, with what was kept and the fix;
+// any other err is returned as it is. kept says what of the command's work is still there.
+func fullErr(out string, err error, kept, fix string) error {
+	if out == "" || !errors.Is(err, syscall.ENOSPC) {
+		return err
+	}
+	return withHint(&fullError{msg: fmt.Sprintf("--out %s: no space left on device (ENOSPC): %s", out, kept), err: err},
+		fmt.Sprintf("free space on the file system of %s (df -h %s), then %s", out, out, fix))
+}
+
+// fullError is a full --out: its own message, the write that failed beneath it.
+type fullError struct {
+	msg string
+	err error
+}
+
+func (e *fullError) Error() string { return e.msg }
+func (e *fullError) Unwrap() error { return e.err }

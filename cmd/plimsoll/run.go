@@ -61,6 +61,7 @@ type runFlags struct {
 	out, prefix string
 	keep        bool
 	drain       time.Duration
+	setup       time.Duration
 	faults      []string
 	om          *outputMode
 }
@@ -72,6 +73,7 @@ func (rf *runFlags) register(cmd *cobra.Command) {
 	f.StringVar(&rf.prefix, "topic-prefix", "", "prefix of the run's topics and groups (default plimsoll-<run id>-); plimsoll never touches other topics")
 	f.BoolVar(&rf.keep, "keep-topics", false, "keep the run's topics afterwards")
 	f.DurationVar(&rf.drain, "drain-timeout", loadgen.DefaultDrainTimeout, "how long consumers may take to catch up after the window before unseen messages count")
+	f.DurationVar(&rf.setup, "setup-timeout", loadgen.DefaultSetupTimeout, "how long creating the run's topics, and its consumer groups' assignment, may take before the run gives up (a broker that answers nothing holds them up)")
 	rf.om = addOutputFlags(cmd, "result.json (schema in the README) instead of the summary")
 	f.StringArrayVar(&rf.faults, "fault", nil, faultHelp)
 }
@@ -88,10 +90,13 @@ func (rf *runFlags) run(cmd *cobra.Command, wf *workloadFlags, tf *targetFlags, 
 	if err := checkOut(rf.out); err != nil {
 		return err
 	}
+	if rf.setup <= 0 {
+		return usageErrf("--setup-timeout %v: give a positive duration, e.g. 60s", rf.setup)
+	}
 	if tf.checkOnly() {
 		return nil
 	}
-	cfg.Load.KeepTopics, cfg.Load.DrainTimeout = rf.keep, rf.drain
+	cfg.Load.KeepTopics, cfg.Load.DrainTimeout, cfg.Load.SetupTimeout = rf.keep, rf.drain, rf.setup
 	stderr := cmd.ErrOrStderr()
 	exp, stopMetrics, err := mf.open(stderr, tf.ab)
 	if err != nil {
@@ -118,7 +123,7 @@ func (rf *runFlags) run(cmd *cobra.Command, wf *workloadFlags, tf *targetFlags, 
 		return runInterrupted(ctx, cmd.OutOrStdout(), res, rf.out, rf.om.json)
 	}
 	if err != nil {
-		return runErr(err)
+		return runErr(tf.deniedErr(err, rf.prefix))
 	}
 	exp.Done(res)
 	if err := writeRun(cmd.OutOrStdout(), res, rf.out, rf.om.json); err != nil {
@@ -162,22 +167,33 @@ func runTrial(ctx context.Context, cfg trial.Config, stderr io.Writer) (*results
 }
 
 // writeRun writes the trial's directory (when out is set) and prints its summary or its JSON.
+// When the directory cannot be written, what was measured is still printed before the error.
 func writeRun(w io.Writer, res *results.Trial, out string, asJSON bool) error {
+	var werr error
 	if out != "" {
-		if err := results.WriteTrialDir(out, res); err != nil {
-			return fmt.Errorf("writing %s: %w", out, err)
+		werr = results.WriteTrialDir(out, res)
+	}
+	if werr == nil || !asJSON { // --json: stdout stays empty on an error
+		if err := printRun(w, res, asJSON); err != nil {
+			return err
 		}
 	}
-	if asJSON {
-		return printJSON(w, res)
+	if werr != nil {
+		return fullErr(out, fmt.Errorf("writing %s: %w", out, werr),
+			"nothing of this run was written there; its topics were deleted", "run it again")
 	}
-	if err := report.RunSummary(w, res); err != nil {
-		return err
-	}
-	if out != "" {
+	if out != "" && !asJSON {
 		fmt.Fprintf(w, "\nwrote %s/result.json, timeline.csv, histograms.hlog, probe.json\n", out)
 	}
 	return nil
+}
+
+// printRun prints the trial's summary, or its JSON.
+func printRun(w io.Writer, res *results.Trial, asJSON bool) error {
+	if asJSON {
+		return printJSON(w, res)
+	}
+	return report.RunSummary(w, res)
 }
 
 // runInterrupted keeps what an interrupted run measured: its result (marked interrupted) is

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -13,6 +14,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math/big"
@@ -25,7 +27,24 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/localkafka"
+	"github.com/twmb/franz-go/pkg/kadm"
 )
+
+// allowACLs creates the ACLs b describes, failing t on any error.
+func allowACLs(t *testing.T, adm *kadm.Client, b *kadm.ACLBuilder) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := adm.CreateACLs(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Err != nil {
+			t.Fatalf("creating an ACL: %v", r.Err)
+		}
+	}
+}
 
 // TestSecureListeners starts a 1-broker cluster of its own with TLS (client certificates
 // required on SSL) and SASL listeners, runs workloads through each with the right credentials,
@@ -41,7 +60,7 @@ func TestSecureListeners(t *testing.T) {
 	var printed strings.Builder
 	written := []string{dir}
 	stdout, stderr, code := plimsoll(t, "cluster", "up", "--cluster-dir", dir, "--brokers", "1", "--heap", "512m", "--warm-jit", "0",
-		"--tls", "--tls-client-auth", "--sasl-user", "bench")
+		"--tls", "--tls-client-auth", "--sasl-user", "bench", "--authorizer")
 	printed.WriteString(stdout + stderr)
 	t.Cleanup(func() {
 		if _, err := localkafka.Down(dir, false, 30*time.Second); err != nil {
@@ -63,6 +82,13 @@ func TestSecureListeners(t *testing.T) {
 	}
 	checkSecretModes(t, dir)
 	checkLoopbackListeners(t, c)
+	// The authorizer is on: every client of the secure listeners may use the tests' topics and
+	// groups (plimsoll-it-sec...); bench may do all a run needs under plimsoll-it-acl- but write.
+	adm, _ := admin(t, c.Bootstrap())
+	allowACLs(t, adm, kadm.NewACLs().Allow("User:*").ResourcePatternType(kadm.ACLPatternPrefixed).
+		Topics("plimsoll-it-sec").Groups("plimsoll-it-sec").Operations(kadm.OpAll))
+	allowACLs(t, adm, kadm.NewACLs().Allow("User:bench").ResourcePatternType(kadm.ACLPatternPrefixed).
+		Topics("plimsoll-it-acl-").Groups("plimsoll-it-acl-").Operations(kadm.OpCreate, kadm.OpDescribe, kadm.OpDelete, kadm.OpRead))
 
 	// status --json: one entry per secure listener with what run needs.
 	stdout, stderr, code = plimsoll(t, "cluster", "status", "--json", "--cluster-dir", dir)
@@ -162,6 +188,29 @@ func TestSecureListeners(t *testing.T) {
 		})
 	}
 
+	// An ACL that lets bench create plimsoll's topics but not write them: exit 2 at the first
+	// write, naming the refusal and the ACL to add; the topics deleted.
+	t.Run("acl without write", func(t *testing.T) {
+		const prefix = "plimsoll-it-acl-"
+		start := time.Now()
+		args := append([]string{"run", "--topic-prefix", prefix, "--bootstrap", saslPlain.Bootstrap, "--sasl-mechanism", "scram-sha-256", "--sasl-user", "bench"}, load...)
+		stdout, stderr, code := plimsoll(t, args...)
+		printed.WriteString(stdout + stderr)
+		t.Logf("took %v:\n%s", time.Since(start).Round(100*time.Millisecond), stderr)
+		if code != ExitUsage {
+			t.Errorf("exit %d, want %d\n%s", code, ExitUsage, stderr)
+		}
+		for _, w := range []string{"not authorized: writing to " + prefix, "TOPIC_AUTHORIZATION_FAILED",
+			"--allow-principal User:bench --operation Write --topic " + prefix + " --resource-pattern-type prefixed"} {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("stderr lacks %q:\n%s", w, stderr)
+			}
+		}
+		if left := topicsWithPrefix(t, c, prefix); len(left) > 0 {
+			t.Errorf("topics left behind: %v", left)
+		}
+	})
+
 	leaks, sawFormat := watch()
 	if !sawFormat {
 		t.Error("the command-line watch never saw kafka-storage format run: it cannot vouch for that step")
@@ -242,11 +291,17 @@ func checkNoSecretInFiles(t *testing.T, secret string, roots []string) {
 	t.Helper()
 	files, props := 0, 0
 	for _, root := range roots {
-		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		werr := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // a deleted topic's directory Kafka removed meanwhile; an error here would end the walk
+			}
 			if err != nil || !d.Type().IsRegular() {
 				return err
 			}
 			data, err := os.ReadFile(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
 			if err != nil {
 				t.Errorf("reading %s: %v", path, err)
 				return nil
@@ -262,6 +317,9 @@ func checkNoSecretInFiles(t *testing.T, secret string, roots []string) {
 			t.Errorf("%s holds the SASL password", path)
 			return nil
 		})
+		if werr != nil {
+			t.Errorf("searching %s stopped: %v", root, werr)
+		}
 	}
 	if props == 0 || files < 20 {
 		t.Errorf("searched %d files; the password was in %d server.properties, want the broker's", files, props)

@@ -150,7 +150,7 @@ func DeleteOwned(ctx context.Context, adm *kadm.Client, prefix string, topics, g
 			errs = append(errs, fmt.Errorf("deleting topics: %w", err))
 		}
 		for _, r := range resps {
-			if r.Err != nil {
+			if r.Err != nil && !errors.Is(r.Err, kerr.UnknownTopicOrPartition) { // gone already: an earlier attempt's
 				errs = append(errs, fmt.Errorf("deleting topic %s: %w", r.Topic, r.Err))
 			}
 		}

@@ -1,0 +1,106 @@
+//go:build integration
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plimsoll/plimsoll/localkafka"
+	"github.com/twmb/franz-go/pkg/kadm"
+)
+
+// TestRunPausedLeader: a broker leading some of the run's partitions is paused (SIGSTOP) as soon
+// as the run's topic exists, and stays paused until the run ends: the cluster still answers
+// metadata, but the writes to that broker's partitions hang. The run must end within its bounds
+// (settling 20 s, warm-up and window, drain, clean-up), exit non-zero with its verdict saying
+// why, and delete its topic.
+//
+// It fails today and runs only with PLIMSOLL_PAUSED_LEADER=1 (docs/bad-input.md): when the pause
+// comes after the settling writes, every produce fails and the verdict says host-noise, not the
+// silent broker; and the clean-up's DeleteTopics timed out twice (10 s, then 20 s with a fresh
+// client), leaving the run's topic.
+func TestRunPausedLeader(t *testing.T) {
+	if os.Getenv("PLIMSOLL_PAUSED_LEADER") != "1" {
+		t.Skip("fails today (a paused leader after settling: no silent-broker verdict, the topic left behind); PLIMSOLL_PAUSED_LEADER=1 runs it")
+	}
+	c := up(t)
+	out := t.TempDir()
+	const prefix = "plimsoll-it-pausedleader-"
+	paused := make(chan int32, 1)
+	go func() {
+		defer close(paused)
+		victim, ok := leaderOfNewTopic(t, c, prefix, time.Minute)
+		if !ok {
+			t.Error("the run's topic did not appear with a leader that is not the controller")
+			return
+		}
+		if err := c.Pause(victim); err != nil {
+			t.Error(err)
+			return
+		}
+		paused <- victim
+	}()
+	start := time.Now()
+	stdout, stderr, code := plimsoll(t, "run", "--cluster-dir", clusterDir, "--rate", "300", "--message-size", "1000",
+		"--duration", "4s", "--warmup", "1s", "--out", out, "--drain-timeout", "2s", "--setup-timeout", "20s", "--topic-prefix", prefix)
+	took := time.Since(start)
+	victim, wasPaused := <-paused
+	if wasPaused {
+		if err := c.Resume(victim); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Logf("paused broker %d; the run took %v, exit %d\n%s\n%s", victim, took.Round(time.Second), code, stdout, stderr)
+	// Its bounds: 20 s for the topic and the group's assignment, 20 s for settling and 3 s to
+	// name the silent broker, 5 s of load, 2 s of drain, 30 s for the clean-up.
+	if took > 100*time.Second {
+		t.Errorf("the run took %v: past its bounds", took)
+	}
+	if _, err := os.Stat(filepath.Join(out, "result.json")); err == nil {
+		// The run got through (leadership moved off the paused broker): its verdict says why.
+		state, _, criteria, why := verdictOf(t, out)
+		if state != "invalid" || code != ExitInvalid || len(criteria) == 0 || criteria[0] != "silent-broker" ||
+			!strings.Contains(why, fmt.Sprintf("broker %d answered nothing", victim)) {
+			t.Errorf("verdict %s, exit %d with a paused leader, want invalid (silent-broker) naming broker %d:\n%s", state, code, victim, why)
+		}
+	} else if want := fmt.Sprintf("broker %d (", victim); code != ExitError || !strings.Contains(stderr, want) || !strings.Contains(stderr, "did not answer") {
+		t.Errorf("exit %d, want %d naming %q as not answering:\n%s", code, ExitError, want, stderr)
+	}
+	if left := topicsWithPrefix(t, c, prefix); len(left) > 0 {
+		t.Errorf("topics left: %v", left)
+	}
+	if !waitFullISR(c, time.Minute) {
+		t.Error("the paused broker did not rejoin every ISR within a minute")
+	}
+}
+
+// leaderOfNewTopic waits for the first topic under prefix and returns a broker that leads one of
+// its partitions and is not the active controller.
+func leaderOfNewTopic(t *testing.T, c *localkafka.State, prefix string, d time.Duration) (int32, bool) {
+	var victim int32
+	ok := pollAdmin(c, d, func(ctx context.Context, adm *kadm.Client) bool {
+		md, err := adm.Metadata(ctx)
+		if err != nil {
+			return false
+		}
+		for name, td := range md.Topics {
+			if !strings.HasPrefix(name, prefix) {
+				continue
+			}
+			for _, p := range td.Partitions {
+				if p.Leader >= 0 && p.Leader != md.Controller {
+					victim = p.Leader
+					return true
+				}
+			}
+		}
+		return false
+	})
+	return victim, ok
+}
