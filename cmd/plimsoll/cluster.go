@@ -104,7 +104,7 @@ beside it:
 	f.IntVar(&o.Brokers, "brokers", 3, "number of brokers (the first 3 also form the KRaft controller quorum)")
 	f.StringVar(&o.KafkaVersion, "kafka-version", localkafka.DefaultKafkaVersion, "Apache Kafka release to run (3.3 or later; e.g. 4.1.0, 3.9.1)")
 	f.StringVar(&o.Java, "java", "java", "java binary the brokers run on, e.g. /usr/lib/jvm/temurin-25-jdk-amd64/bin/java (default: the one on PATH)")
-	f.StringVar(&o.Metadata, "metadata", localkafka.MetadataKRaft, "metadata mode: kraft, or zookeeper (Kafka 3.x only: brokers beside one ZooKeeper server from Kafka's own jars)")
+	f.StringVar(&o.Metadata, "metadata", localkafka.MetadataKRaft, "metadata `MODE`: kraft, or zookeeper (Kafka 3.x only: brokers beside one ZooKeeper server from Kafka's own jars)")
 	f.StringVar(&o.Heap, "heap", "1g", "JVM heap of each broker (-Xms/-Xmx), e.g. 512m, 1g")
 	f.DurationVar(&uf.timeout, "timeout", 3*time.Minute, "how long to wait for every broker to register")
 	f.DurationVar(&uf.warm, "warm-jit", trial.DefaultWarmJIT, "drive a moderate load this long once the brokers are up, so their JVMs compile before anything is measured (0: none; docs/warmup.md)")
