@@ -1,0 +1,73 @@
+//go:build integration
+
+package main
+
+import (
+	"context"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/scenario"
+)
+
+// scenpartsExecute runs scenario name's short mode with the overrides set, each plimsoll command
+// it runs in-process (newRootCmd), on the cluster in dir ("" lets the scenario start its own).
+// Until the scenario command is merged, it calls scenario.Execute directly.
+func scenpartsExecute(t *testing.T, name, dir string, set map[string]string) (results.Scenario, string, error) {
+	t.Helper()
+	s, err := scenario.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	env := &scenario.Env{Out: out, Mode: scenario.Short, ClusterDir: dir, Log: tlog{t}, Now: time.Now,
+		Exec: func(_ context.Context, args ...string) (int, error) {
+			stdout, stderr, code := plimsoll(t, args...)
+			t.Logf("plimsoll %v: exit %d\n%s%s", args, code, stdout, stderr)
+			return code, nil
+		}}
+	start := time.Now()
+	res, err := scenario.Execute(context.Background(), s, env, set)
+	t.Logf("scenario %s took %s", name, time.Since(start).Round(time.Millisecond))
+	return res, out, err
+}
+
+// tlog writes a scenario's progress lines to the test's log.
+type tlog struct{ t *testing.T }
+
+func (l tlog) Write(p []byte) (int, error) { l.t.Log(string(p)); return len(p), nil }
+
+var _ io.Writer = tlog{}
+
+// scenpartsSeries returns the points of the series called name on the chart titled title.
+func scenpartsSeries(t *testing.T, res results.Scenario, title, name string) []results.Point {
+	t.Helper()
+	for _, c := range res.Charts {
+		for _, s := range c.Series {
+			if c.Title == title && s.Name == name {
+				return s.Points
+			}
+		}
+	}
+	t.Fatalf("no series %q on a chart %q in %+v", name, title, res.Charts)
+	return nil
+}
+
+// TestScenarioPartitionCreation runs partition-creation's short mode on the shared cluster
+// (KRaft 4.1.0): three increments of 100 partitions at rf 1.
+func TestScenarioPartitionCreation(t *testing.T) {
+	st := up(t)
+	res, _, err := scenpartsExecute(t, "partition-creation", clusterDir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts := scenpartsSeries(t, res, "Time to create each increment until every broker sees it", "KRaft "+st.KafkaVersion)
+	for _, p := range pts {
+		t.Logf("%g partitions: %.3f s %s", p.X, p.Y, p.Note)
+	}
+	if len(pts) != 3 || pts[2].X != 300 || len(res.Failures) > 0 {
+		t.Fatalf("points %+v, failures %v: want 3 increments to 300 partitions, none failed", pts, res.Failures)
+	}
+}
