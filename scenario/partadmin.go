@@ -117,7 +117,9 @@ func kerrOf(code int16, msg *string) error {
 // brokerView is what one broker's own metadata says of the scenario's topics: partitions with
 // a leader, and each partition's replicas.
 type brokerView struct {
-	led      int
+	led int
+	// full counts the partitions with a leader and every replica in sync.
+	full     int
 	replicas map[string]map[int32][]int32
 }
 
@@ -144,6 +146,9 @@ func (a *partAdmin) viewOf(ctx context.Context, id int32, names []string) (broke
 		for _, p := range t.Partitions {
 			if p.ErrorCode == 0 && p.Leader >= 0 {
 				v.led++
+				if len(p.ISR) == len(p.Replicas) {
+					v.full++
+				}
 			}
 			ps[p.Partition] = p.Replicas
 		}
@@ -178,6 +183,12 @@ func (a *partAdmin) waitAll(ctx context.Context, names []string, ok func(brokerV
 // leadersAtLeast is a waitAll test: the topics hold at least n partitions with a leader.
 func leadersAtLeast(n int) func(brokerView) bool {
 	return func(v brokerView) bool { return v.led >= n }
+}
+
+// inSyncAtLeast is a waitAll test: the topics hold at least n partitions with a leader and
+// every replica in sync (the followers have created their logs and caught up).
+func inSyncAtLeast(n int) func(brokerView) bool {
+	return func(v brokerView) bool { return v.full >= n }
 }
 
 // cleanup deletes every topic of the prefix (what the scenario created, and nothing else) and

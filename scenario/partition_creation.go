@@ -25,7 +25,7 @@ func init() {
 		Title: "Partition creation time against total partitions, KRaft and ZooKeeper",
 		Doc: `Creates partitions in increments (a new topic of INCREMENT partitions each time, 002's fourth
 approach) up to TARGET, on each cluster of CLUSTERS (MODE-VERSION: kraft-4.1.0, zookeeper-3.9.1), and
-times each increment twice: until CreateTopics returns, and until every broker's own metadata shows
+times each increment (after one untimed WARMUP topic) twice: until CreateTopics returns, and until every broker's own metadata shows
 each new partition with a leader. A failed or timed-out increment is recorded and ends that cluster's
 climb; the cluster's health is checked afterwards. Topics are under plimsoll-pc-, deleted at the end
 unless keep=true.`,
@@ -38,6 +38,8 @@ unless keep=true.`,
 			{Name: "brokers", Short: "3", Full: "3", Doc: "brokers of each cluster the scenario starts"},
 			{Name: "heap", Short: "768m", Full: "1g", Doc: "heap of each broker the scenario starts"},
 			{Name: "timeout", Short: "60s", Full: "120s", Doc: "how long one increment may take (the brokers' request timeout, then the wait for metadata)"},
+			{Name: "method", Short: "topics", Full: "topics", Doc: "topics: a new topic per increment (CreateTopics); partitions: one topic grown by each increment (CreatePartitions)"},
+			{Name: "warmup", Short: "20", Full: "100", Doc: "partitions of one untimed topic created first on each cluster (0: none): a fresh JVM's first creation pays its class loading and compilation"},
 			{Name: "keep", Short: "false", Full: "false", Doc: "true keeps the created topics"},
 		},
 		Check: checkPartitionCreation,
@@ -49,6 +51,8 @@ unless keep=true.`,
 type creationPlan struct {
 	specs                 []clusterSpec
 	increment, target, rf int
+	warmup                int
+	grow                  bool
 	brokers               int
 	heap                  string
 	timeout               time.Duration
@@ -61,11 +65,11 @@ func readCreationPlan(p Params) (creationPlan, error) {
 	for _, f := range []struct {
 		name string
 		to   *int
-	}{{"increment", &c.increment}, {"target", &c.target}, {"rf", &c.rf}, {"brokers", &c.brokers}} {
+	}{{"increment", &c.increment}, {"target", &c.target}, {"rf", &c.rf}, {"brokers", &c.brokers}, {"warmup", &c.warmup}} {
 		if *f.to, err = p.Int(f.name); err != nil {
 			return c, err
 		}
-		if *f.to < 1 {
+		if *f.to < 1 && f.name != "warmup" {
 			return c, fmt.Errorf("--set %s=%s: want 1 or more", f.name, p[f.name])
 		}
 	}
@@ -75,7 +79,10 @@ func readCreationPlan(p Params) (creationPlan, error) {
 	if c.timeout, err = p.Duration("timeout"); err != nil {
 		return c, err
 	}
-	c.heap, c.keep = p["heap"], p["keep"] == "true"
+	c.heap, c.keep, c.grow = p["heap"], p["keep"] == "true", p["method"] == "partitions"
+	if m := p["method"]; m != "topics" && m != "partitions" {
+		return c, fmt.Errorf("--set method=%s: want topics (CreateTopics per increment) or partitions (CreatePartitions)", m)
+	}
 	c.specs, err = parseClusterSpecs("clusters", p["clusters"], c.brokers)
 	return c, err
 }
@@ -87,7 +94,7 @@ func checkPartitionCreation(_ context.Context, env *Env, p Params) error {
 	if err != nil {
 		return err
 	}
-	return checkPartitionRoom(env, c.brokers, c.target*c.rf)
+	return checkPartitionRoom(env, c.brokers, (c.target+c.warmup)*c.rf)
 }
 
 // checkPartitionRoom checks --cluster-dir (if given) and the host's limits for replicas partition
@@ -147,14 +154,18 @@ func climbCreation(ctx context.Context, env *Env, st *localkafka.State, spec clu
 	}
 	defer a.close()
 	defer finishPartitions(ctx, a, spec, c.keep, res)
+	if err := warmCreation(ctx, env, a, spec, c); err != nil {
+		res.Failures = append(res.Failures, fmt.Sprintf("%s: the untimed warm-up topic: %v", spec.Label(), err))
+		return seen, back, nil
+	}
 	for total, i := 0, 0; total < c.target; i++ {
 		n := min(c.increment, c.target-total)
 		t0 := env.Now()
-		err := a.createTopic(ctx, a.topic(fmt.Sprintf("i%05d", i)), int32(n), int16(c.rf), nil)
+		name, want, err := a.increment(ctx, c, i, total, n)
 		t1, t2 := env.Now(), time.Time{}
 		if err == nil {
 			wctx, cancel := context.WithTimeout(ctx, c.timeout)
-			t2, err = a.waitAll(wctx, []string{a.topic(fmt.Sprintf("i%05d", i))}, leadersAtLeast(n))
+			t2, err = a.waitAll(wctx, []string{name}, leadersAtLeast(want))
 			cancel()
 		}
 		if err != nil {
@@ -177,6 +188,38 @@ func climbCreation(ctx context.Context, env *Env, st *localkafka.State, spec clu
 		}
 	}
 	return seen, back, nil
+}
+
+// increment adds n partitions, the i-th increment, with total already made: a new topic, or
+// (method partitions) one topic grown to total+n. It returns the topic and the partitions it
+// must show led.
+func (a *partAdmin) increment(ctx context.Context, c creationPlan, i, total, n int) (string, int, error) {
+	if !c.grow {
+		name := a.topic(fmt.Sprintf("i%05d", i))
+		return name, n, a.createTopic(ctx, name, int32(n), int16(c.rf), nil)
+	}
+	name := a.topic("grown")
+	if i == 0 {
+		return name, n, a.createTopic(ctx, name, int32(n), int16(c.rf), nil)
+	}
+	return name, total + n, a.addPartitions(ctx, name, total+n)
+}
+
+// warmCreation creates the untimed warm-up topic of c.warmup partitions and waits until every
+// broker sees it. The warm-up partitions are not counted in the chart's totals.
+func warmCreation(ctx context.Context, env *Env, a *partAdmin, spec clusterSpec, c creationPlan) error {
+	if c.warmup == 0 {
+		return nil
+	}
+	t0 := env.Now()
+	if err := a.createTopic(ctx, a.topic("warmup"), int32(c.warmup), int16(c.rf), nil); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	t1, err := a.waitAll(wctx, []string{a.topic("warmup")}, leadersAtLeast(c.warmup))
+	fmt.Fprintf(env.Log, "scenario: %s: warm-up topic of %d partitions in %s s (not charted)\n", spec.Label(), c.warmup, units.Sig(t1.Sub(t0).Seconds(), 3))
+	return err
 }
 
 // finishPartitions checks the cluster's health (a finding) and deletes the scenario's topics

@@ -64,6 +64,29 @@ func leftover(t *testing.T, fc *kfake.Cluster, prefix string) {
 	}
 }
 
+func TestPartitionCreationGrow(t *testing.T) {
+	dir, fc := fakeCluster(t, 3)
+	env, _ := clockEnv(t, dir)
+	s, _ := Lookup("partition-creation")
+	p, _ := Resolve(s, Short, map[string]string{"method": "partitions", "keep": "true"})
+	res, err := s.Run(context.Background(), env, p)
+	if err != nil || len(res.Failures) > 0 || len(res.Charts[0].Series[0].Points) != 3 {
+		t.Fatalf("error %v, failures %v, chart %+v: want 3 increments", err, res.Failures, res.Charts)
+	}
+	cl, _ := kgo.NewClient(kgo.SeedBrokers(fc.ListenAddrs()...))
+	defer cl.Close()
+	td, _ := kadm.NewClient(cl).ListTopics(context.Background())
+	grown := 0
+	for _, d := range td.Sorted() {
+		if strings.HasSuffix(d.Topic, "-grown") {
+			grown = len(d.Partitions)
+		}
+	}
+	if grown != 300 {
+		t.Errorf("the grown topic has %d partitions, want 300", grown)
+	}
+}
+
 func TestPartitionCreationChecks(t *testing.T) {
 	s, _ := Lookup("partition-creation")
 	for _, tc := range []struct {
@@ -75,6 +98,7 @@ func TestPartitionCreationChecks(t *testing.T) {
 		{map[string]string{"increment": "500"}, "larger than target"},
 		{map[string]string{"target": "10M"}, "vm.max_map_count"},
 		{map[string]string{"rf": "0"}, "--set rf=0"},
+		{map[string]string{"method": "alter"}, "--set method=alter"},
 	} {
 		env, _ := clockEnv(t, "")
 		_, err := Execute(context.Background(), s, env, tc.set)

@@ -22,7 +22,7 @@ func init() {
 		Doc: `Creates a topic of PARTITIONS partitions at replication factor RF, fills it with each size of DATA
 (0: empty, as 002 measured), and moves every replica off the last broker with one
 AlterPartitionReassignments request (kadm), each to a broker that does not hold the partition yet.
-It times the request, then until ListPartitionReassignments is empty and every broker's own
+Each move starts from a topic at rest (every replica in sync). It times the request, then until ListPartitionReassignments is empty and every broker's own
 metadata shows the new replicas. THROTTLE (e.g. 10MB/s) sets leader/follower.replication.throttled.rate
 on every broker and the throttled replicas on the topic for the move, and removes them afterwards.
 Topics are under plimsoll-ra-, deleted at the end unless keep=true.`,
@@ -175,11 +175,16 @@ func moveOnce(ctx context.Context, env *Env, a *partAdmin, suffix string, data f
 	}
 	wctx, cancel := context.WithTimeout(ctx, m.timeout)
 	defer cancel()
-	if _, err := a.waitAll(wctx, []string{name}, leadersAtLeast(m.partitions)); err != nil {
+	// Each move starts from a topic at rest: every replica created and in sync, the data too, so
+	// it times the move and not the tail of the creation or of the produce.
+	if _, err := a.waitAll(wctx, []string{name}, inSyncAtLeast(m.partitions)); err != nil {
 		return pt, err
 	}
 	if err := a.fill(wctx, name, m.partitions, data); err != nil {
 		return pt, fmt.Errorf("producing %s: %w", units.FormatBytes(data), err)
+	}
+	if _, err := a.waitAll(wctx, []string{name}, inSyncAtLeast(m.partitions)); err != nil {
+		return pt, err
 	}
 	from := a.brokers[len(a.brokers)-1]
 	target, err := a.offBroker(wctx, name, from)
