@@ -328,8 +328,7 @@ func climbFindings(s *climbState, c climbPlan, byMaps, byFiles float64, stop, fa
 		{Name: "predicted ceiling", Value: predicted, Unit: "partitions", Model: &ruleMaps,
 			Text: fmt.Sprintf("%s binds first: %s partitions by memory maps, %s by open files (%d descriptors each, 002's count), from the busiest broker's free maps and descriptors; the model's rule (vm.max_map_count / %d per broker) is beside it; the heap (%s) has no rule and is named only if a broker runs out",
 				bound, units.Count(byMaps), units.Count(byFiles), fdsPerPartition, model.MapsPerPartition, c.heap)},
-		{Name: "partitions reached / predicted ceiling", Value: float64(s.total) / predicted, Unit: "ratio",
-			Text: fmt.Sprintf("the stop rule keeps %s of each limit free, so a climb it stops ends below the prediction", units.Pct(1-c.stopShare))},
+		closeness(float64(s.total), predicted, c.stopShare, stop, failure),
 		{Name: "memory maps per partition, measured", Value: maps, Unit: "count", Article: f64p(2.0),
 			ArticleNote: "002 (slide 46): each partition uses 2 map areas"},
 		{Name: "open files per partition, measured", Value: fds, Unit: "count", Article: f64p(2.0),
@@ -337,6 +336,24 @@ func climbFindings(s *climbState, c climbPlan, byMaps, byFiles float64, stop, fa
 		{Name: "partitions per broker allowed by vm.max_map_count", Value: float64(s.limits.MaxMapCount / model.MapsPerPartition), Unit: "partitions", Article: &per002,
 			ArticleNote: "002 (slide 46): the default 65,530 allows at most 32,765 partitions; Map failed near 30,000 on one broker, Kafka 3.2.1 on a large EC2 instance"},
 	}
+}
+
+// closeness compares the partitions reached with the prediction: at a failure, with the ceiling;
+// at the OS stop rule, with the stop point the prediction gives (stop-share of the ceiling, the
+// rules' costs at their measured values being what the rule used); at stop-at, it says the
+// climb never came near enough to test it.
+func closeness(reached, predicted, share float64, stop, failure string) results.Finding {
+	f := results.Finding{Name: "partitions reached / predicted", Unit: "ratio", Value: reached / predicted}
+	switch {
+	case failure != "":
+		f.Text = fmt.Sprintf("the first failure came at %s of the predicted ceiling", units.Pct(f.Value))
+	case strings.HasPrefix(stop, "stop-at"):
+		f.Text = "stopped by stop-at, far below the ceiling: the climb did not test the prediction"
+	default:
+		f.Value = reached / (share * predicted)
+		f.Text = fmt.Sprintf("the stop rule ended the climb at %s of the stop point predicted (%s of the predicted ceiling)", units.Pct(f.Value), units.Pct(share))
+	}
+	return f
 }
 
 func f64p(v float64) *float64 { return &v }

@@ -88,3 +88,20 @@ func TestMaxPartitionsChecks(t *testing.T) {
 		}
 	}
 }
+
+func TestCloseness(t *testing.T) {
+	for _, tc := range []struct {
+		stop, failure string
+		want          float64
+		text          string
+	}{
+		{"", "the step to 20,000 partitions failed", 0.5, "first failure"},
+		{"open files: the next step would ...", "", 0.5 / 0.9, "stop point predicted"},
+		{"stop-at: the next step would pass 300 partitions", "", 0.5, "did not test"},
+	} {
+		f := closeness(10000, 20000, 0.9, tc.stop, tc.failure)
+		if f.Value != tc.want || !strings.Contains(f.Text, tc.text) {
+			t.Errorf("stop %q failure %q: %+v, want %v and %q", tc.stop, tc.failure, f, tc.want, tc.text)
+		}
+	}
+}
