@@ -36,6 +36,9 @@ func newPartAdmin(ctx context.Context, bootstrap []string, prefix string, timeou
 	if err := topics.CheckPrefix(prefix); err != nil {
 		return nil, err
 	}
+	// kgo refuses a request timeout overhead above 15 minutes; one admin request longer than 5 is
+	// hung, and the waits for a move or a creation are bounded by the scenario on their own.
+	timeout = min(timeout, 5*time.Minute)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...), kgo.RequestTimeoutOverhead(timeout+10*time.Second))
 	if err != nil {
 		return nil, err

@@ -64,3 +64,12 @@ func newTestAdmin(t *testing.T, env *Env) *partAdmin {
 	t.Cleanup(a.close)
 	return a
 }
+
+func mustOpen(t *testing.T, dir string) *localkafka.State {
+	t.Helper()
+	st, err := localkafka.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}

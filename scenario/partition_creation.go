@@ -265,7 +265,9 @@ func creationFindings(ch results.Chart, c creationPlan) []results.Finding {
 	return append(out, zkOverKRaft(ch)...)
 }
 
-// zkOverKRaft is the ratio of ZooKeeper's mean increment time to KRaft's on the same release.
+// zkOverKRaft is the ratio of ZooKeeper's mean increment time to KRaft's on the same release,
+// where both measured something (an interrupted run may leave a series empty, and a NaN would
+// make the record unwritable).
 func zkOverKRaft(ch results.Chart) []results.Finding {
 	var out []results.Finding
 	for _, zk := range ch.Series {
@@ -274,7 +276,7 @@ func zkOverKRaft(ch results.Chart) []results.Finding {
 			continue
 		}
 		for _, kr := range ch.Series {
-			if kr.Name == "KRaft "+v && meanY(kr) > 0 {
+			if kr.Name == "KRaft "+v && len(zk.Points) > 0 && len(kr.Points) > 0 && meanY(kr) > 0 {
 				out = append(out, results.Finding{Name: "ZooKeeper / KRaft mean increment time, Kafka " + v, Value: meanY(zk) / meanY(kr), Unit: "ratio",
 					Text: "above 1: ZooKeeper slower to create partitions, as 002 found (slide 41)"})
 			}

@@ -8,6 +8,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/plimsoll/plimsoll/results"
 )
 
 func TestPartitionCreationOnFake(t *testing.T) {
@@ -84,6 +86,22 @@ func TestPartitionCreationGrow(t *testing.T) {
 	}
 	if grown != 300 {
 		t.Errorf("the grown topic has %d partitions, want 300", grown)
+	}
+}
+
+// TestZKOverKRaftEmpty: a series left empty by an interrupted run gives no ratio (a NaN would
+// make the record unwritable; the full run at 08:38 lost its record so).
+func TestZKOverKRaftEmpty(t *testing.T) {
+	ch := results.Chart{Series: []results.Series{
+		{Name: "KRaft 3.9.1", Points: []results.Point{{X: 1000, Y: 3}}},
+		{Name: "ZooKeeper 3.9.1"},
+	}}
+	if got := zkOverKRaft(ch); len(got) != 0 {
+		t.Errorf("findings %+v: want none with the ZooKeeper series empty", got)
+	}
+	ch.Series[1].Points = []results.Point{{X: 1000, Y: 6}}
+	if got := zkOverKRaft(ch); len(got) != 1 || got[0].Value != 2 {
+		t.Errorf("findings %+v: want a ratio of 2", got)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -74,6 +75,16 @@ func TestOffBrokerPlan(t *testing.T) {
 		if slices.Contains(rs, 3) || len(rs) != 3 || rs[0] == rs[1] || rs[1] == rs[2] || rs[0] == rs[2] {
 			t.Errorf("partition %d -> %v: want 3 distinct replicas, none on 3", p, rs)
 		}
+	}
+}
+
+// TestReassignmentFullTimeout: the full mode's 30-minute move timeout must not reach kgo's
+// request timeout overhead, which it refuses above 15 minutes (the full run at 08:38 failed so).
+func TestReassignmentFullTimeout(t *testing.T) {
+	dir, _ := fakeCluster(t, 3)
+	env, _ := clockEnv(t, dir)
+	if _, err := newPartAdmin(context.Background(), []string{mustOpen(t, dir).Brokers[0].Address()}, "plimsoll-ra-x-", 30*time.Minute, env.Now); err != nil {
+		t.Fatal(err)
 	}
 }
 
