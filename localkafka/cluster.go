@@ -43,6 +43,9 @@ type Options struct {
 	NIC float64
 	// Subnet is the emulated NICs' /24 (default DefaultSubnet); the next /24 is for metrics.
 	Subnet string
+	// Metadata is MetadataKRaft (default) or MetadataZooKeeper: brokers only, beside one
+	// ZooKeeper server started from Kafka's own jars (Kafka 3.x only; 4.0 removed the mode).
+	Metadata string
 	// Security adds TLS and/or SASL client listeners on each broker besides PLAINTEXT (default
 	// none). Kafka's listener.security.protocol.map entries SSL, SASL_PLAINTEXT, SASL_SSL.
 	Security Security
@@ -104,10 +107,7 @@ func (o Options) Validate() error {
 	if err := o.Security.validate(o.KafkaVersion); err != nil {
 		return err
 	}
-	if majorVersion(o.KafkaVersion) < 3 || o.KafkaVersion < "3.3" && majorVersion(o.KafkaVersion) == 3 {
-		return fmt.Errorf("--kafka-version %s: plimsoll runs KRaft clusters, which need Kafka 3.3 or later", o.KafkaVersion)
-	}
-	return nil
+	return o.validateMetadata()
 }
 
 // Up starts a cluster, or starts again one stopped with its data kept. It fails with ErrRunning,
@@ -203,6 +203,9 @@ func (c *State) prepare(ctx context.Context, fresh bool) error {
 		c.teardownNetwork()
 		return err
 	}
+	if c.ZooKeeper != nil { // ZooKeeper-mode brokers need no formatted storage
+		return nil
+	}
 	if err := c.formatStorage(ctx); err != nil {
 		c.teardownNetwork()
 		c.removeFailed()
@@ -227,6 +230,9 @@ func (c *State) startAll(ctx context.Context, fresh bool, o Options) error {
 		return err
 	}
 	c.Stopped = false
+	if err := c.startZooKeeper(ctx); err != nil {
+		return undo(err)
+	}
 	for _, b := range c.Brokers {
 		if err := c.start(b); err != nil {
 			return undo(err)
@@ -258,6 +264,9 @@ func newState(o Options, dist Dist) (*State, error) {
 	if o.Security.Enabled() {
 		sec := o.Security
 		c.Security = &sec
+	}
+	if o.Metadata == MetadataZooKeeper {
+		return c, c.zooKeeperNodes(o)
 	}
 	if o.NIC > 0 {
 		// Each broker has a namespace of its own, so the well-known ports are free; addresses
@@ -321,8 +330,25 @@ func freePorts(host string, n int) ([]int, error) {
 	return ports, nil
 }
 
+// zooKeeperNodes chooses ports for a ZooKeeper-mode cluster: brokers only, and ZooKeeper.
+func (c *State) zooKeeperNodes(o Options) error {
+	ports, err := freePorts(o.Host, 2*o.Brokers+1)
+	if err != nil {
+		return err
+	}
+	c.ZooKeeper = &ZooKeeper{Host: o.Host, Port: ports[0], Dir: filepath.Join(o.Dir, "zookeeper")}
+	for i := 1; i <= o.Brokers; i++ {
+		c.Brokers = append(c.Brokers, &Broker{ID: int32(i), Host: o.Host, Port: ports[2*i-1], MetricsPort: ports[2*i],
+			Dir: filepath.Join(o.Dir, fmt.Sprintf("broker-%d", i))})
+	}
+	return nil
+}
+
 func (c *State) writeConfigs() error {
 	if err := os.WriteFile(filepath.Join(c.Dir, "jmx-rules.yaml"), JMXRules, 0o644); err != nil {
+		return err
+	}
+	if err := c.writeZooKeeperConfig(); err != nil {
 		return err
 	}
 	if err := c.writeTLS(); err != nil {
@@ -359,6 +385,9 @@ func (c *State) removeAll() {
 	for _, b := range c.Brokers {
 		os.RemoveAll(b.Dir)
 	}
+	if c.ZooKeeper != nil {
+		os.RemoveAll(c.ZooKeeper.Dir)
+	}
 	os.Remove(filepath.Join(c.Dir, "jmx-rules.yaml"))
 	os.RemoveAll(c.tlsDir())
 	os.Remove(statePath(c.Dir))
@@ -392,6 +421,9 @@ func (c *State) removeFailed() {
 	for _, b := range c.Brokers {
 		os.RemoveAll(filepath.Join(b.Dir, "data"))
 	}
+	if c.ZooKeeper != nil {
+		os.RemoveAll(filepath.Join(c.ZooKeeper.Dir, "data"))
+	}
 	os.Remove(statePath(c.Dir))
 }
 
@@ -417,11 +449,17 @@ func Down(dir string, keepData bool, timeout time.Duration) (*State, error) {
 			return c, fmt.Errorf("broker %d (pid %d) did not stop; kill it by hand", b.ID, b.PID)
 		}
 	}
+	if z := c.ZooKeeper; z != nil && z.ProcState() != ProcDead {
+		return c, fmt.Errorf("ZooKeeper (pid %d) did not stop; kill it by hand", z.PID)
+	}
 	c.teardownNetwork()
 	if keepData {
 		c.Stopped = true
 		for _, b := range c.Brokers {
 			b.PID = 0
+		}
+		if c.ZooKeeper != nil {
+			c.ZooKeeper.PID = 0
 		}
 		return c, c.save()
 	}
@@ -432,7 +470,8 @@ func Down(dir string, keepData bool, timeout time.Duration) (*State, error) {
 }
 
 // stopAll stops brokers-only nodes first (they need the controllers for a controlled shutdown),
-// then the controllers, each group with SIGTERM and then SIGKILL after timeout.
+// then the controllers, each group with SIGTERM and then SIGKILL after timeout, then ZooKeeper if
+// the cluster has one.
 func (c *State) stopAll(timeout time.Duration) {
 	var brokers, controllers []*Broker
 	for _, b := range c.Brokers {
@@ -444,6 +483,7 @@ func (c *State) stopAll(timeout time.Duration) {
 	}
 	stopGroup(brokers, timeout)
 	stopGroup(controllers, timeout)
+	c.stopZooKeeper(timeout)
 }
 
 func stopGroup(bs []*Broker, timeout time.Duration) {

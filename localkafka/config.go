@@ -67,10 +67,13 @@ func serverProperties(c *State, b *Broker) string {
 		// entries of 8 B, 87,381 time entries of 12 B, against 65,536 needed.
 		"log.index.size.max.bytes": fmt.Sprint(1 << 20),
 	}
-	if b.Controller {
+	switch {
+	case c.ZooKeeper != nil:
+		zooKeeperMode(p, c, b)
+	case b.Controller:
 		p["process.roles"] = "broker,controller"
 		p["listeners"] = fmt.Sprintf("PLAINTEXT://%s:%d,CONTROLLER://%s:%d", b.Host, b.Port, b.Host, b.ControllerPort)
-	} else {
+	default:
 		p["process.roles"] = "broker"
 		p["listeners"] = fmt.Sprintf("PLAINTEXT://%s:%d", b.Host, b.Port)
 	}
@@ -89,6 +92,18 @@ func serverProperties(c *State, b *Broker) string {
 		fmt.Fprintf(&sb, "%s=%s\n", k, p[k])
 	}
 	return sb.String()
+}
+
+// zooKeeperMode turns a node's KRaft entries into a ZooKeeper-mode broker's: broker.id and
+// zookeeper.connect instead of the roles, the quorum and the controller listener.
+func zooKeeperMode(p map[string]string, c *State, b *Broker) {
+	for _, k := range []string{"node.id", "controller.quorum.voters", "controller.listener.names"} {
+		delete(p, k)
+	}
+	p["broker.id"] = fmt.Sprint(b.ID)
+	p["zookeeper.connect"] = c.ZooKeeper.Address()
+	p["listeners"] = fmt.Sprintf("PLAINTEXT://%s:%d", b.Host, b.Port)
+	p["listener.security.protocol.map"] = "PLAINTEXT:PLAINTEXT"
 }
 
 // voters renders controller.quorum.voters: id@host:port for each controller node.
@@ -123,7 +138,10 @@ logger.kafka.level = info
 }
 
 // log4jConfig is the Kafka 3.x (reload4j) equivalent of log4j2Config.
-func log4jConfig(dir string) string {
+func log4jConfig(dir string) string { return log4jConfigFile(filepath.Join(dir, "server.log")) }
+
+// log4jConfigFile is a reload4j configuration logging to path (a broker's, or ZooKeeper's).
+func log4jConfigFile(path string) string {
 	return fmt.Sprintf(`log4j.rootLogger=INFO, file
 log4j.appender.file=org.apache.log4j.FileAppender
 log4j.appender.file.File=%s
@@ -131,5 +149,5 @@ log4j.appender.file.layout=org.apache.log4j.PatternLayout
 log4j.appender.file.layout.ConversionPattern=[%%d] %%p %%m (%%c)%%n
 log4j.logger.kafka.request.logger=WARN
 log4j.logger.state.change.logger=WARN
-`, filepath.Join(dir, "server.log"))
+`, path)
 }

@@ -10,6 +10,11 @@
 // (cluster.json) that Open reads back, so `plimsoll cluster status` and `down` work from any
 // later process.
 //
+// Options.Metadata "zookeeper" (Kafka 3.x only; refused for 4.x, which removed the mode) starts
+// brokers only, beside one standalone ZooKeeper server (zookeeper.go) run from Kafka's own jars
+// (Kafka 3.9.1 depends on ZooKeeper 3.8.4, so Resolve already fetched it); storage is not
+// formatted, ZooKeeper is started before the brokers and stopped after them.
+//
 // Each broker's metrics are served by the exporter agent as Prometheus text, with the rules in
 // jmx-rules.yaml (names documented in docs/metrics.md). Fault injection (Kill, Pause, Resume,
 // Restart) acts on one broker's JVM with signals.

@@ -159,3 +159,59 @@ func TestProducerPerfArgs(t *testing.T) {
 		t.Errorf("args %q\nwant %q", got, want)
 	}
 }
+
+func TestZooKeeperMode(t *testing.T) {
+	o := Options{Brokers: 2, Dir: "/tmp/x", KafkaVersion: "3.9.1", Metadata: MetadataZooKeeper}
+	o.defaults()
+	c, err := newState(o, Dist{Version: "3.9.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Metadata() != MetadataZooKeeper || c.ZooKeeper == nil || c.ZooKeeper.Port == 0 {
+		t.Fatalf("state %+v: want a ZooKeeper with a port", c.ZooKeeper)
+	}
+	p := serverProperties(c, c.Brokers[1])
+	for _, want := range []string{"broker.id=2\n", "zookeeper.connect=" + c.ZooKeeper.Address() + "\n", "listener.security.protocol.map=PLAINTEXT:PLAINTEXT\n"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("config lacks %q:\n%s", want, p)
+		}
+	}
+	for _, bad := range []string{"process.roles", "node.id", "controller.", "CONTROLLER"} {
+		if strings.Contains(p, bad) {
+			t.Errorf("a ZooKeeper-mode broker's config holds %q:\n%s", bad, p)
+		}
+	}
+	seen := map[int]bool{c.ZooKeeper.Port: true}
+	for _, b := range c.Brokers {
+		if b.Controller || b.ControllerPort != 0 || seen[b.Port] || seen[b.MetricsPort] {
+			t.Errorf("broker %+v: want no controller role and ports of its own", b)
+		}
+		seen[b.Port], seen[b.MetricsPort] = true, true
+	}
+	zk := zooKeeperProperties(c.ZooKeeper)
+	if !strings.Contains(zk, fmt.Sprintf("clientPort=%d\n", c.ZooKeeper.Port)) || !strings.Contains(zk, "dataDir=/tmp/x/zookeeper/data\n") {
+		t.Errorf("zookeeper.properties:\n%s", zk)
+	}
+}
+
+func TestMetadataValidate(t *testing.T) {
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Metadata: "zookeeper"}, "Kafka 4.1.0 has no ZooKeeper mode"},
+		{Options{Metadata: "zookeeper", KafkaVersion: "4.0.0"}, "--kafka-version 3.9.1"},
+		{Options{Metadata: "etcd", KafkaVersion: "3.9.1"}, `--metadata "etcd": want kraft or zookeeper`},
+		{Options{Metadata: "zookeeper", KafkaVersion: "3.9.1", Security: Security{TLS: true}}, "--tls"},
+		{Options{Metadata: "zookeeper", KafkaVersion: "3.9.1", NIC: 1e6}, "--nic"},
+	} {
+		if err := c.o.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: err = %v, want mention of %q", c.o, err, c.want)
+		}
+	}
+	for _, o := range []Options{{Metadata: "zookeeper", KafkaVersion: "3.9.1"}, {Metadata: "zookeeper", KafkaVersion: "2.8.2"}, {Metadata: "kraft"}} {
+		if err := o.Validate(); err != nil {
+			t.Errorf("%+v refused: %v", o, err)
+		}
+	}
+}

@@ -353,12 +353,25 @@ type Status struct {
 	Brokers []BrokerStatus `json:"brokers"`
 	// SecureListeners are the TLS/SASL client listeners, absent when the cluster has none.
 	SecureListeners []ListenerStatus `json:"secure_listeners,omitempty"`
+	// ZooKeeper is the ZooKeeper server's address and state; absent in KRaft mode.
+	ZooKeeper *ZooKeeperStatus `json:"zookeeper,omitempty"`
+}
+
+// ZooKeeperStatus is a ZooKeeper-mode cluster's ZooKeeper server as status reports it.
+type ZooKeeperStatus struct {
+	Address string    `json:"address"`
+	PID     int       `json:"pid"`
+	State   ProcState `json:"state"`
+	Log     string    `json:"log"`
 }
 
 // Status reads each broker's process state. Alive means the JVM exists and is not paused.
 func (c *State) Status() Status {
 	s := Status{KafkaVersion: c.KafkaVersion, ClusterID: c.ClusterID, Dir: c.Dir, Bootstrap: c.Bootstrap(), Stopped: c.Stopped,
 		Java: c.JavaBin(), SecureListeners: c.SecureListeners()}
+	if z := c.ZooKeeper; z != nil {
+		s.ZooKeeper = &ZooKeeperStatus{Address: z.Address(), PID: z.PID, State: z.ProcState(), Log: z.LogPath()}
+	}
 	for _, b := range c.Brokers {
 		st := b.ProcState()
 		s.Brokers = append(s.Brokers, BrokerStatus{

@@ -40,6 +40,16 @@ type State struct {
 	Subnet string `json:"subnet,omitempty"`
 	// Security records the TLS/SASL client listeners (see SecureListeners); nil = PLAINTEXT only.
 	Security *Security `json:"security,omitempty"`
+	// ZooKeeper is the ZooKeeper server of a ZooKeeper-mode cluster; nil for KRaft.
+	ZooKeeper *ZooKeeper `json:"zookeeper,omitempty"`
+}
+
+// Metadata is the cluster's metadata mode, MetadataKRaft or MetadataZooKeeper.
+func (c *State) Metadata() string {
+	if c.ZooKeeper != nil {
+		return MetadataZooKeeper
+	}
+	return MetadataKRaft
 }
 
 // Broker is one Kafka node (JVM) of the local cluster.
@@ -85,18 +95,21 @@ func (b *Broker) configPath() string { return filepath.Join(b.Dir, "server.prope
 
 // ProcState reports the broker's JVM: running, paused (SIGSTOP), or dead (no process, a zombie,
 // or a pid reused by another program).
-func (b *Broker) ProcState() ProcState {
-	if b.PID <= 0 {
+func (b *Broker) ProcState() ProcState { return procState(b.PID, b.configPath()) }
+
+// procState reports the JVM pid that runs with the configuration file config.
+func procState(pid int, config string) ProcState {
+	if pid <= 0 {
 		return ProcDead
 	}
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", b.PID))
-	if err != nil || !strings.Contains(string(cmdline), b.configPath()) {
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || !strings.Contains(string(cmdline), config) {
 		// Our own child may be between two programs (ip netns exec -> java): ask its exit status.
-		if alive, known := childAlive(b.PID); !known || !alive {
+		if alive, known := childAlive(pid); !known || !alive {
 			return ProcDead
 		}
 	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", b.PID))
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return ProcDead
 	}

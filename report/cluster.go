@@ -17,7 +17,11 @@ func ClusterStatus(w io.Writer, s localkafka.Status) {
 	if s.Stopped {
 		state = "stopped (data kept; `plimsoll cluster up` starts it again)"
 	}
-	fmt.Fprintf(w, "Kafka %s cluster in %s: %s\nbootstrap: %s\n\n", s.KafkaVersion, s.Dir, state, s.Bootstrap)
+	fmt.Fprintf(w, "Kafka %s cluster in %s: %s\nbootstrap: %s\n", s.KafkaVersion, s.Dir, state, s.Bootstrap)
+	if z := s.ZooKeeper; z != nil {
+		fmt.Fprintf(w, "metadata: ZooKeeper at %s (pid %d, %s; log %s)\n", z.Address, z.PID, z.State, z.Log)
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "BROKER\tPID\tSTATE\tADDRESS\tMETRICS\tROLE\tNIC")
 	for _, b := range s.Brokers {

@@ -23,7 +23,8 @@ func newClusterCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cluster",
 		Short: "Run a real Apache Kafka cluster on this machine (start, stop, break it)",
-		Long: `cluster starts real Apache Kafka brokers (KRaft, one JVM each) on free loopback ports, with
+		Long: `cluster starts real Apache Kafka brokers (KRaft, one JVM each; or, for Kafka 3.x with
+--metadata zookeeper, brokers beside one ZooKeeper server) on free loopback ports, with
 the Prometheus JMX exporter on each broker. Jars come from Maven Central through Maven and are
 cached per version in ~/.cache/plimsoll/kafka/VERSION. The cluster keeps running after the
 command returns; its state lives in --cluster-dir.`,
@@ -79,6 +80,7 @@ beside it:
 ` + "`plimsoll cluster status`" + ` prints each secure listener's bootstrap and the run flags that reach it.`,
 		Example: `  plimsoll cluster up
   plimsoll cluster up --brokers 3 --kafka-version 3.9.1 --heap 768m --cluster-dir /tmp/kafka-a
+  plimsoll cluster up --kafka-version 3.9.1 --metadata zookeeper --cluster-dir /tmp/kafka-zk
   PLIMSOLL_SASL_PASSWORD=secret plimsoll cluster up --tls --sasl-user bench`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -105,6 +107,7 @@ beside it:
 	f.IntVar(&o.Brokers, "brokers", 3, "number of brokers (the first 3 also form the KRaft controller quorum)")
 	f.StringVar(&o.KafkaVersion, "kafka-version", localkafka.DefaultKafkaVersion, "Apache Kafka release to run (3.3 or later; e.g. 4.1.0, 3.9.1)")
 	f.StringVar(&o.Java, "java", "java", "java binary the brokers run on, e.g. /usr/lib/jvm/temurin-25-jdk-amd64/bin/java (default: the one on PATH)")
+	f.StringVar(&o.Metadata, "metadata", localkafka.MetadataKRaft, "metadata `MODE`: kraft, or zookeeper (Kafka 3.x only: brokers beside one ZooKeeper server from Kafka's own jars)")
 	f.StringVar(&o.Heap, "heap", "1g", "JVM heap of each broker (-Xms/-Xmx), e.g. 512m, 1g")
 	f.DurationVar(&uf.timeout, "timeout", 3*time.Minute, "how long to wait for every broker to register")
 	f.DurationVar(&uf.warm, "warm-jit", trial.DefaultWarmJIT, "drive a moderate load this long once the brokers are up, so their JVMs compile before anything is measured (0: none; docs/warmup.md)")

@@ -1,0 +1,99 @@
+//go:build integration
+
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/scenario"
+)
+
+// scenpartsExecute runs scenario name's short mode with the overrides set, each plimsoll command
+// it runs in-process (newRootCmd), on the cluster in dir ("" lets the scenario start its own).
+// Until the scenario command is merged, it calls scenario.Execute directly.
+func scenpartsExecute(t *testing.T, name, dir string, set map[string]string) (results.Scenario, string, error) {
+	t.Helper()
+	s, err := scenario.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	env := &scenario.Env{Out: out, Mode: scenario.Short, ClusterDir: dir, Log: tlog{t}, Now: time.Now,
+		Exec: func(_ context.Context, args ...string) (int, error) {
+			stdout, stderr, code := plimsoll(t, args...)
+			t.Logf("plimsoll %v: exit %d\n%s%s", args, code, stdout, stderr)
+			return code, nil
+		}}
+	start := time.Now()
+	res, err := scenario.Execute(context.Background(), s, env, set)
+	t.Logf("scenario %s took %s", name, time.Since(start).Round(time.Millisecond))
+	return res, out, err
+}
+
+// tlog writes a scenario's progress lines to the test's log.
+type tlog struct{ t *testing.T }
+
+func (l tlog) Write(p []byte) (int, error) { l.t.Log(string(p)); return len(p), nil }
+
+var _ io.Writer = tlog{}
+
+// scenpartsSeries returns the points of the series called name on the chart titled title.
+func scenpartsSeries(t *testing.T, res results.Scenario, title, name string) []results.Point {
+	t.Helper()
+	for _, c := range res.Charts {
+		for _, s := range c.Series {
+			if c.Title == title && s.Name == name {
+				return s.Points
+			}
+		}
+	}
+	t.Fatalf("no series %q on a chart %q in %+v", name, title, res.Charts)
+	return nil
+}
+
+// TestScenarioPartitionCreation runs partition-creation's short mode on the shared cluster
+// (KRaft 4.1.0, 3 brokers) and on two 1-broker Kafka 3.9.1 clusters it starts, KRaft and
+// ZooKeeper: three increments of 100 partitions at rf 1 on each. The sane shape: on each
+// cluster, creation time per increment does not fall as the total grows; the check is that the
+// last increment takes at least half as long as the first (see risesOrHolds).
+func TestScenarioPartitionCreation(t *testing.T) {
+	st := up(t)
+	res, _, err := scenpartsExecute(t, "partition-creation", clusterDir, map[string]string{
+		"clusters": "kraft-" + st.KafkaVersion + ",kraft-3.9.1,zookeeper-3.9.1", "brokers": "1", "heap": "512m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"KRaft " + st.KafkaVersion, "KRaft 3.9.1", "ZooKeeper 3.9.1"} {
+		pts := scenpartsSeries(t, res, "Time to create each increment until every broker sees it", name)
+		for _, p := range pts {
+			t.Logf("%s: %g partitions: %.3f s %s", name, p.X, p.Y, p.Note)
+		}
+		if len(pts) != 3 || pts[2].X != 300 {
+			t.Fatalf("%s: points %+v: want 3 increments to 300 partitions", name, pts)
+		}
+		if !risesOrHolds(pts) {
+			t.Errorf("%s: creation time per increment fell as partitions grew: %+v", name, pts)
+		}
+	}
+	if len(res.Failures) > 0 {
+		t.Errorf("failures %v: want none at 300 partitions", res.Failures)
+	}
+	for _, f := range res.Findings {
+		t.Logf("finding %s: %.3g %s %s", f.Name, f.Value, f.Unit, f.Text)
+		if strings.HasSuffix(f.Name, "healthy afterwards") && f.Value != 1 {
+			t.Errorf("%s: %s", f.Name, f.Text)
+		}
+	}
+}
+
+// risesOrHolds is the sane shape of creation time against total partitions: the last increment
+// takes at least half as long as the first. Increments of 100 are a second or so, where the
+// host's noise is large; a halving would be a fall no noise measured here explains.
+func risesOrHolds(pts []results.Point) bool {
+	return pts[len(pts)-1].Y >= 0.5*pts[0].Y
+}

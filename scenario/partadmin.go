@@ -1,0 +1,236 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/plimsoll/plimsoll/loadgen/topics"
+)
+
+// partAdmin creates, moves and counts partitions on one cluster for the partition scenarios
+// (partition-creation, reassignment, max-partitions), with kadm, under one prefix of plimsoll's:
+// every topic it creates, waits for or deletes is named prefix + something.
+type partAdmin struct {
+	cl      *kgo.Client
+	adm     *kadm.Client
+	prefix  string
+	brokers []int32
+	now     func() time.Time
+	timeout time.Duration
+	// poll is how often the wait loops ask the brokers again.
+	poll time.Duration
+}
+
+// newPartAdmin connects to bootstrap and lists the brokers. timeout bounds each admin request on
+// the brokers' side (Kafka's timeout_ms), so a slow controller answers with a timeout error that
+// the scenario records rather than hanging.
+func newPartAdmin(ctx context.Context, bootstrap []string, prefix string, timeout time.Duration, now func() time.Time) (*partAdmin, error) {
+	if err := topics.CheckPrefix(prefix); err != nil {
+		return nil, err
+	}
+	// kgo refuses a request timeout overhead above 15 minutes; one admin request longer than 5 is
+	// hung, and the waits for a move or a creation are bounded by the scenario on their own.
+	timeout = min(timeout, 5*time.Minute)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...), kgo.RequestTimeoutOverhead(timeout+10*time.Second))
+	if err != nil {
+		return nil, err
+	}
+	a := &partAdmin{cl: cl, adm: kadm.NewClient(cl), prefix: prefix, now: now, timeout: timeout, poll: 50 * time.Millisecond}
+	a.adm.SetTimeoutMillis(int32(timeout.Milliseconds()))
+	md, err := a.adm.BrokerMetadata(ctx)
+	if err != nil {
+		cl.Close()
+		return nil, fmt.Errorf("asking %s for its brokers: %w", strings.Join(bootstrap, ","), err)
+	}
+	for _, b := range md.Brokers {
+		a.brokers = append(a.brokers, b.NodeID)
+	}
+	sort.Slice(a.brokers, func(i, j int) bool { return a.brokers[i] < a.brokers[j] })
+	return a, nil
+}
+
+func (a *partAdmin) close() { a.cl.Close() }
+
+// topic is the name of the scenario's topic called suffix.
+func (a *partAdmin) topic(suffix string) string { return a.prefix + suffix }
+
+// createTopic creates one topic of the prefix with n partitions of rf replicas (or the replicas
+// of assign, when given) and returns the broker's error for it, if any.
+func (a *partAdmin) createTopic(ctx context.Context, name string, n int32, rf int16, assign map[int32][]int32) error {
+	if !strings.HasPrefix(name, a.prefix) {
+		return fmt.Errorf("topic %s is outside the scenario's prefix %s", name, a.prefix)
+	}
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.TimeoutMillis = int32(a.timeout.Milliseconds())
+	t := kmsg.NewCreateTopicsRequestTopic()
+	t.Topic, t.NumPartitions, t.ReplicationFactor = name, n, rf
+	if assign != nil {
+		t.NumPartitions, t.ReplicationFactor = -1, -1
+		for p := int32(0); p < int32(len(assign)); p++ {
+			ra := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
+			ra.Partition, ra.Replicas = p, assign[p]
+			t.ReplicaAssignment = append(t.ReplicaAssignment, ra)
+		}
+	}
+	req.Topics = append(req.Topics, t)
+	resp, err := req.RequestWith(ctx, a.cl)
+	if err != nil {
+		return err
+	}
+	for _, rt := range resp.Topics {
+		if err := kerrOf(rt.ErrorCode, rt.ErrorMessage); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addPartitions grows a topic of the prefix to total partitions.
+func (a *partAdmin) addPartitions(ctx context.Context, name string, total int) error {
+	if !strings.HasPrefix(name, a.prefix) {
+		return fmt.Errorf("topic %s is outside the scenario's prefix %s", name, a.prefix)
+	}
+	resp, err := a.adm.UpdatePartitions(ctx, total, name)
+	if err != nil {
+		return err
+	}
+	return resp[name].Err
+}
+
+// kerrOf is a Kafka error code with the broker's message, or nil.
+func kerrOf(code int16, msg *string) error {
+	err := kerr.ErrorForCode(code)
+	if err == nil {
+		return nil
+	}
+	if msg != nil && *msg != "" {
+		return fmt.Errorf("%w: %s", err, *msg)
+	}
+	return err
+}
+
+// brokerView is what one broker's own metadata says of the scenario's topics: partitions with
+// a leader, and each partition's replicas.
+type brokerView struct {
+	led int
+	// full counts the partitions with a leader and every replica in sync.
+	full     int
+	replicas map[string]map[int32][]int32
+}
+
+// viewOf asks broker id itself (not whichever broker the client prefers) for the metadata of names.
+func (a *partAdmin) viewOf(ctx context.Context, id int32, names []string) (brokerView, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	for _, n := range names {
+		t := kmsg.NewMetadataRequestTopic()
+		t.Topic = kmsg.StringPtr(n)
+		req.Topics = append(req.Topics, t)
+	}
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	r, err := a.cl.Broker(int(id)).Request(rctx, req)
+	if err != nil {
+		return brokerView{}, err
+	}
+	v := brokerView{replicas: map[string]map[int32][]int32{}}
+	for _, t := range r.(*kmsg.MetadataResponse).Topics {
+		if t.ErrorCode != 0 || t.Topic == nil {
+			continue
+		}
+		ps := map[int32][]int32{}
+		for _, p := range t.Partitions {
+			if p.ErrorCode == 0 && p.Leader >= 0 {
+				v.led++
+				if len(p.ISR) == len(p.Replicas) {
+					v.full++
+				}
+			}
+			ps[p.Partition] = p.Replicas
+		}
+		v.replicas[*t.Topic] = ps
+	}
+	return v, nil
+}
+
+// waitAll waits until every broker's own metadata passes ok, and returns when that was first
+// seen; it gives up at ctx's end with the last broker that did not.
+func (a *partAdmin) waitAll(ctx context.Context, names []string, ok func(brokerView) bool) (time.Time, error) {
+	pending := append([]int32(nil), a.brokers...)
+	for {
+		var still []int32
+		for _, id := range pending {
+			v, err := a.viewOf(ctx, id, names)
+			if err != nil || !ok(v) {
+				still = append(still, id)
+			}
+		}
+		if pending = still; len(pending) == 0 {
+			return a.now(), nil
+		}
+		select {
+		case <-ctx.Done():
+			return a.now(), fmt.Errorf("broker %d's metadata did not show the change: %w", pending[0], ctx.Err())
+		case <-time.After(a.poll):
+		}
+	}
+}
+
+// leadersAtLeast is a waitAll test: the topics hold at least n partitions with a leader.
+func leadersAtLeast(n int) func(brokerView) bool {
+	return func(v brokerView) bool { return v.led >= n }
+}
+
+// inSyncAtLeast is a waitAll test: the topics hold at least n partitions with a leader and
+// every replica in sync (the followers have created their logs and caught up).
+func inSyncAtLeast(n int) func(brokerView) bool {
+	return func(v brokerView) bool { return v.full >= n }
+}
+
+// cleanup deletes every topic of the prefix (what the scenario created, and nothing else) and
+// returns how many there were.
+func (a *partAdmin) cleanup(ctx context.Context) (int, error) {
+	n, _, err := topics.DeletePrefixed(ctx, a.adm, a.prefix)
+	return n, err
+}
+
+// health checks the cluster after a scenario: every broker answers, each in its own metadata
+// lists every broker, and every partition of the scenario's topics has a leader. It returns a
+// sentence for the findings, and whether the cluster is healthy.
+func (a *partAdmin) health(ctx context.Context) (string, bool) {
+	hctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	td, err := a.adm.ListTopics(hctx)
+	if err != nil {
+		return fmt.Sprintf("unhealthy: listing topics failed: %v", err), false
+	}
+	var mine []string
+	want := 0
+	for _, t := range td.Sorted() {
+		if strings.HasPrefix(t.Topic, a.prefix) {
+			mine = append(mine, t.Topic)
+			want += len(t.Partitions)
+		}
+	}
+	var bad []string
+	for _, id := range a.brokers {
+		v, err := a.viewOf(hctx, id, mine)
+		switch {
+		case err != nil:
+			bad = append(bad, fmt.Sprintf("broker %d does not answer (%v)", id, err))
+		case v.led < want:
+			bad = append(bad, fmt.Sprintf("broker %d sees %d of %d partitions with a leader", id, v.led, want))
+		}
+	}
+	if len(bad) > 0 {
+		return "unhealthy afterwards: " + strings.Join(bad, "; "), false
+	}
+	return fmt.Sprintf("healthy afterwards: all %d brokers answer and see a leader for each of the scenario's %d partitions", len(a.brokers), want), true
+}

@@ -1,0 +1,131 @@
+package scenario
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/plimsoll/plimsoll/results"
+)
+
+func TestPartitionCreationOnFake(t *testing.T) {
+	dir, fc := fakeCluster(t, 3)
+	env, cmds := clockEnv(t, dir)
+	s, _ := Lookup("partition-creation")
+	p, err := Resolve(s, Short, map[string]string{"target": "250"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(context.Background(), env, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(*cmds) != 0 {
+		t.Errorf("commands %v: the --cluster-dir cluster matches kraft-4.1.0, nothing should be started", *cmds)
+	}
+	seen, back := res.Charts[0].Series[0], res.Charts[1].Series[0]
+	// Each increment reads the clock at the request, its return and when every broker saw it.
+	want := []struct{ x, seen, back float64 }{{100, 2, 1}, {200, 2, 1}, {250, 2, 1}}
+	if seen.Name != "KRaft 4.1.0" || len(seen.Points) != len(want) {
+		t.Fatalf("series %+v: want 3 increments to 250 on KRaft 4.1.0", seen)
+	}
+	for i, w := range want {
+		if seen.Points[i].X != w.x || seen.Points[i].Y != w.seen || back.Points[i].Y != w.back {
+			t.Errorf("increment %d: %+v / %+v, want %+v", i, seen.Points[i], back.Points[i], w)
+		}
+	}
+	if len(res.Failures) != 0 || res.Findings[0].Value != 1 || !strings.Contains(res.Findings[0].Text, "healthy") {
+		t.Errorf("failures %v, findings %+v: want none, healthy", res.Failures, res.Findings)
+	}
+	if res.Findings[1].Value != 20 { // 2 s per 100 partitions
+		t.Errorf("seconds per 1,000 at the first increment %v, want 20", res.Findings[1].Value)
+	}
+	leftover(t, fc, "plimsoll-pc-")
+}
+
+// leftover fails the test if a topic under prefix is left on the fake, or one outside it is gone.
+func leftover(t *testing.T, fc *kfake.Cluster, prefix string) {
+	t.Helper()
+	cl, _ := kgo.NewClient(kgo.SeedBrokers(fc.ListenAddrs()...))
+	defer cl.Close()
+	td, err := kadm.NewClient(cl).ListTopics(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range td.Names() {
+		if strings.HasPrefix(n, prefix) {
+			t.Errorf("topic %s left behind", n)
+		}
+	}
+	if !td.Has("theirs") {
+		t.Errorf("topics %v: the user's topic theirs was touched", td.Names())
+	}
+}
+
+func TestPartitionCreationGrow(t *testing.T) {
+	dir, fc := fakeCluster(t, 3)
+	env, _ := clockEnv(t, dir)
+	s, _ := Lookup("partition-creation")
+	p, _ := Resolve(s, Short, map[string]string{"method": "partitions", "keep": "true"})
+	res, err := s.Run(context.Background(), env, p)
+	if err != nil || len(res.Failures) > 0 || len(res.Charts[0].Series[0].Points) != 3 {
+		t.Fatalf("error %v, failures %v, chart %+v: want 3 increments", err, res.Failures, res.Charts)
+	}
+	cl, _ := kgo.NewClient(kgo.SeedBrokers(fc.ListenAddrs()...))
+	defer cl.Close()
+	td, _ := kadm.NewClient(cl).ListTopics(context.Background())
+	grown := 0
+	for _, d := range td.Sorted() {
+		if strings.HasSuffix(d.Topic, "-grown") {
+			grown = len(d.Partitions)
+		}
+	}
+	if grown != 300 {
+		t.Errorf("the grown topic has %d partitions, want 300", grown)
+	}
+}
+
+// TestZKOverKRaftEmpty: a series left empty by an interrupted run gives no ratio (a NaN would
+// make the record unwritable; the full run at 08:38 lost its record so).
+func TestZKOverKRaftEmpty(t *testing.T) {
+	ch := results.Chart{Series: []results.Series{
+		{Name: "KRaft 3.9.1", Points: []results.Point{{X: 1000, Y: 3}}},
+		{Name: "ZooKeeper 3.9.1"},
+	}}
+	if got := zkOverKRaft(ch); len(got) != 0 {
+		t.Errorf("findings %+v: want none with the ZooKeeper series empty", got)
+	}
+	ch.Series[1].Points = []results.Point{{X: 1000, Y: 6}}
+	if got := zkOverKRaft(ch); len(got) != 1 || got[0].Value != 2 {
+		t.Errorf("findings %+v: want a ratio of 2", got)
+	}
+}
+
+func TestPartitionCreationChecks(t *testing.T) {
+	s, _ := Lookup("partition-creation")
+	for _, tc := range []struct {
+		set  map[string]string
+		want string
+	}{
+		{map[string]string{"clusters": "zookeeper-4.1.0"}, "Kafka 4.1.0 has no ZooKeeper mode"},
+		{map[string]string{"clusters": "etcd-3.9.1"}, "MODE-VERSION"},
+		{map[string]string{"increment": "500"}, "larger than target"},
+		{map[string]string{"target": "10M"}, "vm.max_map_count"},
+		{map[string]string{"rf": "0"}, "--set rf=0"},
+		{map[string]string{"method": "alter"}, "--set method=alter"},
+	} {
+		env, _ := clockEnv(t, "")
+		_, err := Execute(context.Background(), s, env, tc.set)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want %q", tc.set, err, tc.want)
+		}
+	}
+	env, _ := clockEnv(t, t.TempDir())
+	if _, err := Execute(context.Background(), s, env, nil); err == nil || !strings.Contains(err.Error(), "--cluster-dir") {
+		t.Errorf("an empty --cluster-dir: error %v, want one naming --cluster-dir", err)
+	}
+}

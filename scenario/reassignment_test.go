@@ -1,0 +1,107 @@
+package scenario
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// TestReassignmentOnFake runs the scenario on kfake, which accepts AlterPartitionReassignments
+// but never applies it: the request must move every replica off the last broker, and the move
+// that never shows in the metadata must end as a recorded failure at the timeout, not a crash,
+// with the topics deleted after.
+func TestReassignmentOnFake(t *testing.T) {
+	dir, fc := fakeCluster(t, 3)
+	var asked []*kmsg.AlterPartitionAssignmentsRequest
+	fc.ControlKey(kmsg.AlterPartitionAssignments.Int16(), func(r kmsg.Request) (kmsg.Response, error, bool) {
+		fc.KeepControl()
+		asked = append(asked, r.(*kmsg.AlterPartitionAssignmentsRequest))
+		return nil, nil, false
+	})
+	env, _ := clockEnv(t, dir)
+	s, _ := Lookup("reassignment")
+	p, err := Resolve(s, Short, map[string]string{"partitions": "30", "data": "0,64KB", "throttle": "1MB/s", "timeout": "300ms"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(context.Background(), env, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts := res.Charts[0].Series[0].Points
+	if len(pts) != 2 || pts[0].X != 0 || pts[1].X != 0.064 || len(res.Failures) != 2 || !strings.Contains(pts[0].Note, "did not show the change") {
+		t.Fatalf("points %+v, failures %v: want two moves (empty, 64 KB), each failed as data", pts, res.Failures)
+	}
+	if len(res.Charts[0].Series) != 1 {
+		t.Errorf("series %+v: 002's figures are for 10,000 partitions only", res.Charts[0].Series)
+	}
+	if len(asked) != 2 {
+		t.Fatalf("%d AlterPartitionReassignments requests, want 2", len(asked))
+	}
+	n := 0
+	for _, rt := range asked[0].Topics {
+		for _, rp := range rt.Partitions {
+			n++
+			if slices.Contains(rp.Replicas, 2) || len(rp.Replicas) != 2 {
+				t.Errorf("%s/%d -> %v: want 2 replicas, none on broker 2", rt.Topic, rp.Partition, rp.Replicas)
+			}
+		}
+	}
+	if n < 10 { // rf 2 on 3 brokers puts about 20 of 30 partitions on each
+		t.Errorf("%d partitions moved off broker 2, want about 20 of 30", n)
+	}
+	leftover(t, fc, "plimsoll-ra-")
+}
+
+func TestOffBrokerPlan(t *testing.T) {
+	dir, _ := fakeCluster(t, 4)
+	env, _ := clockEnv(t, dir)
+	a := newTestAdmin(t, env)
+	if err := a.createTopic(context.Background(), a.topic("x"), 12, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := a.offBroker(context.Background(), a.topic("x"), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) == 0 {
+		t.Fatal("no partition had a replica on broker 3")
+	}
+	for p, rs := range plan {
+		if slices.Contains(rs, 3) || len(rs) != 3 || rs[0] == rs[1] || rs[1] == rs[2] || rs[0] == rs[2] {
+			t.Errorf("partition %d -> %v: want 3 distinct replicas, none on 3", p, rs)
+		}
+	}
+}
+
+// TestReassignmentFullTimeout: the full mode's 30-minute move timeout must not reach kgo's
+// request timeout overhead, which it refuses above 15 minutes (the full run at 08:38 failed so).
+func TestReassignmentFullTimeout(t *testing.T) {
+	dir, _ := fakeCluster(t, 3)
+	env, _ := clockEnv(t, dir)
+	if _, err := newPartAdmin(context.Background(), []string{mustOpen(t, dir).Brokers[0].Address()}, "plimsoll-ra-x-", 30*time.Minute, env.Now); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReassignmentChecks(t *testing.T) {
+	s, _ := Lookup("reassignment")
+	for _, tc := range []struct {
+		set  map[string]string
+		want string
+	}{
+		{map[string]string{"brokers": "2"}, "more brokers than rf"},
+		{map[string]string{"data": "lots"}, "--set data=lots"},
+		{map[string]string{"throttle": "fast"}, "--set throttle=fast"},
+		{map[string]string{"data": "0,100TB"}, "of disk"},
+	} {
+		env, _ := clockEnv(t, "")
+		if _, err := Execute(context.Background(), s, env, tc.set); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want %q", tc.set, err, tc.want)
+		}
+	}
+}
