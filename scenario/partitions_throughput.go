@@ -18,10 +18,6 @@ import (
 	"github.com/plimsoll/plimsoll/units"
 )
 
-// fdsPerPartition is what one partition replica holds open: 002 counted two file descriptors per
-// partition (Instaclustr, ApacheCon NA 2022, "Experiment 4: Maximum Partitions").
-const fdsPerPartition = 2
-
 func init() {
 	register(Scenario{
 		Name:  "partitions-throughput",
