@@ -106,6 +106,18 @@ func (e *Env) Plimsoll(ctx context.Context, dir string, args ...string) (int, er
 	return code, err
 }
 
+// CheckError is a scenario's precondition that does not hold (Check's error): nothing was
+// created, and the command line reports it as bad input.
+type CheckError struct {
+	Scenario string
+	Err      error
+}
+
+func (e *CheckError) Error() string { return "scenario " + e.Scenario + " cannot run here: " + e.Err.Error() }
+
+// Unwrap gives the check's own error.
+func (e *CheckError) Unwrap() error { return e.Err }
+
 // Execute checks the scenario's preconditions and runs it in the given mode with the given
 // overrides (--set name=value), writing its record to Out's results file. An error from the
 // check is returned before anything is created.
@@ -115,7 +127,7 @@ func Execute(ctx context.Context, s Scenario, env *Env, set map[string]string) (
 		return results.Scenario{}, err
 	}
 	if err := s.Check(ctx, env, p); err != nil {
-		return results.Scenario{}, fmt.Errorf("scenario %s cannot run here: %w", s.Name, err)
+		return results.Scenario{}, &CheckError{Scenario: s.Name, Err: err}
 	}
 	started := env.Now()
 	res, err := s.Run(ctx, env, p)

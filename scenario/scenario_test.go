@@ -82,6 +82,10 @@ func TestExecuteRefusals(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want it to contain %q", err, tc.want)
 			}
+			var ce *CheckError
+			if errors.As(err, &ce) != (tc.check != nil) {
+				t.Errorf("error %v: a CheckError %v, want it only for a failed precondition", err, errors.As(err, &ce))
+			}
 			if tc.name != "bad value" {
 				if entries, _ := os.ReadDir(env.Out); len(entries) != 0 {
 					t.Errorf("a refused scenario created %d entries in --out", len(entries))
