@@ -139,3 +139,11 @@ func Execute(ctx context.Context, s Scenario, env *Env, set map[string]string) (
 	}
 	return res, err
 }
+
+// Registered adds s to the scenarios until the returned function removes it: for the command
+// line's tests, which need a scenario whose steps they know. Scenarios of the package register
+// from their init with register.
+func Registered(s Scenario) (remove func()) {
+	register(s)
+	return func() { delete(registry, s.Name) }
+}

@@ -105,3 +105,14 @@ func TestResolveMode(t *testing.T) {
 		t.Fatalf("mode huge: error %v, want one naming --mode", err)
 	}
 }
+
+func TestRegistered(t *testing.T) {
+	remove := Registered(testScenario(nil))
+	if _, err := Lookup("test"); err != nil {
+		t.Fatal(err)
+	}
+	remove()
+	if _, err := Lookup("test"); err == nil {
+		t.Fatal("a removed scenario is still there")
+	}
+}
