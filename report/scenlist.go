@@ -58,7 +58,7 @@ type ScenarioParam struct {
 	Doc   string `json:"doc"`
 }
 
-// ScenarioListJSON writes the scenarios as a JSON array of ScenarioInfo.
+// ScenarioListJSON writes the scenarios as one JSON object, {"scenarios": [ScenarioInfo...]}.
 func ScenarioListJSON(w io.Writer, all []scenario.Scenario) error {
 	out := make([]ScenarioInfo, 0, len(all))
 	for _, s := range all {
@@ -71,7 +71,9 @@ func ScenarioListJSON(w io.Writer, all []scenario.Scenario) error {
 		}
 		out = append(out, info)
 	}
-	return writeJSON(w, out)
+	return writeJSON(w, struct {
+		Scenarios []ScenarioInfo `json:"scenarios"`
+	}{out})
 }
 
 // ScenarioJSON writes a scenario's record as `scenario run --json` prints it: the record as

@@ -113,7 +113,9 @@ type CheckError struct {
 	Err      error
 }
 
-func (e *CheckError) Error() string { return "scenario " + e.Scenario + " cannot run here: " + e.Err.Error() }
+func (e *CheckError) Error() string {
+	return "scenario " + e.Scenario + " cannot run here: " + e.Err.Error()
+}
 
 // Unwrap gives the check's own error.
 func (e *CheckError) Unwrap() error { return e.Err }
