@@ -95,7 +95,7 @@ func seriesLabel(s results.Series) string {
 	switch {
 	case s.Kind == results.SeriesArticle && s.Source != "":
 		return s.Name + " (article: " + s.Source + ")"
-	case s.Kind != "" && s.Kind != results.SeriesMeasured && s.Name != s.Kind:
+	case s.Kind != "" && s.Kind != results.SeriesMeasured && !strings.Contains(s.Name, s.Kind):
 		return s.Name + " (" + s.Kind + ")"
 	}
 	return s.Name
