@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -95,10 +96,16 @@ type Env struct {
 }
 
 // Plimsoll runs one plimsoll command and records it; dir, if not empty, is the command's output
-// directory relative to Out, and is passed as --out.
+// directory relative to Out, and is passed as --out, before a "--" if args have one (compare
+// --a/--b takes the command its repetitions run after it, and sets their --out itself).
 func (e *Env) Plimsoll(ctx context.Context, dir string, args ...string) (int, error) {
 	if dir != "" {
-		args = append(args, "--out", filepath.Join(e.Out, dir))
+		out := []string{"--out", filepath.Join(e.Out, dir)}
+		at := slices.Index(args, "--")
+		if at < 0 {
+			at = len(args)
+		}
+		args = slices.Concat(args[:at], out, args[at:])
 	}
 	fmt.Fprintf(e.Log, "scenario: plimsoll %s\n", strings.Join(args, " "))
 	code, err := e.Exec(ctx, args...)

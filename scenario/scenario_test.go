@@ -116,3 +116,14 @@ func TestRegistered(t *testing.T) {
 		t.Fatal("a removed scenario is still there")
 	}
 }
+
+func TestPlimsollOutBeforeSeparator(t *testing.T) {
+	env := testEnv(t)
+	if _, err := env.Plimsoll(context.Background(), "ab", "compare", "--a", "listener=plaintext", "--b", "listener=ssl", "--", "run", "--rate", "10"); err != nil {
+		t.Fatal(err)
+	}
+	want := "compare --a listener=plaintext --b listener=ssl --out " + filepath.Join(env.Out, "ab") + " -- run --rate 10"
+	if got := strings.Join(env.commands[0].Args, " "); got != want {
+		t.Errorf("args %q, want %q", got, want)
+	}
+}
