@@ -96,11 +96,22 @@ func (v *scenView) finding(f results.Finding) findingRow {
 		v.HasArticle = true
 		r.Article = ScenarioValue(*f.Article, f.Unit)
 		if f.ArticleNote != "" {
-			r.Note = fmt.Sprintf("[%d]", len(v.Footnotes)+1)
-			v.Footnotes = append(v.Footnotes, r.Note+" "+f.ArticleNote)
+			r.Note = v.footnote(f.ArticleNote)
 		}
 	}
 	return r
+}
+
+// footnote numbers an article's note, the same note once: "[n]".
+func (v *scenView) footnote(note string) string {
+	for i, f := range v.Footnotes {
+		if strings.HasSuffix(f, "] "+note) {
+			return fmt.Sprintf("[%d]", i+1)
+		}
+	}
+	n := fmt.Sprintf("[%d]", len(v.Footnotes)+1)
+	v.Footnotes = append(v.Footnotes, n+" "+note)
+	return n
 }
 
 // sortedKV is a map's entries by key.
