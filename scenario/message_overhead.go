@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -33,7 +34,8 @@ func init() {
 		Doc: "Searches the sustainable rate of S-byte and S+N-byte messages (default 100 and 108) on a cluster whose emulated NICs " +
 			"bind (rf 3, acks=1, no consumers, judged by throughput alone: no latency SLO), each size in both orders and the " +
 			"geometric mean of the searches kept, and sets the rate ratio beside the one the model's wire bytes predict and " +
-			"Heroku's (001). Later searches start at the first one's boundary (limit --start-rate).",
+			"Heroku's (001). The first search starts at the model's rate with full TCP segments' framing counted, each later one at " +
+			"the boundaries found before it (limit --start-rate).",
 		Sources: []results.Source{heroku},
 		Params: []Param{
 			{Name: "size", Short: "100", Full: "100", Doc: "S, the smaller message, bytes"},
@@ -135,8 +137,9 @@ func runMessageOverhead(ctx context.Context, env *Env, p Params) (results.Scenar
 	if err != nil {
 		return results.Scenario{Failures: []string{err.Error()}}, err
 	}
-	found, failures := moSearches(ctx, env, dir, cfg)
-	res := moResult(cfg, found, moPredict(cfg, len(c.Brokers), nic))
+	m := moPredict(cfg, len(c.Brokers), nic)
+	found, failures := moSearches(ctx, env, dir, cfg, m)
+	res := moResult(cfg, found, m)
 	res.Failures = append(res.Failures, failures...)
 	res.Config = map[string]string{"kafka": c.KafkaVersion, "brokers": strconv.Itoa(len(c.Brokers)), "nic": units.Network(nic) + " per direction, each broker",
 		"workload": "replication factor 3, no consumer groups, acks=1, linger.ms=5, no keys; judged by throughput (no latency SLO)",
@@ -155,9 +158,10 @@ func freeSubnet(env *Env) (string, error) {
 }
 
 // moSearches runs 2 x repeat limit searches, S first then S+N first, and returns each size's
-// boundaries; a search that failed or found no bracket is a failure, kept as data. Each search
-// after the first starts at the boundaries found so far for its first size.
-func moSearches(ctx context.Context, env *Env, dir string, cfg moConfig) (map[int][]float64, []string) {
+// boundaries; a search that failed or found no bracket is a failure, kept as data. The first
+// search starts at the model's rate with full segments' framing counted, each later one at the
+// boundaries found so far for its first size (or the framed model's).
+func moSearches(ctx context.Context, env *Env, dir string, cfg moConfig, m moModel) (map[int][]float64, []string) {
 	found := map[int][]float64{}
 	var failures []string
 	n := 0
@@ -168,7 +172,11 @@ func moSearches(ctx context.Context, env *Env, dir string, cfg moConfig) (map[in
 			}
 			n++
 			out := fmt.Sprintf("limit-%d", n)
-			got, err := moSearch(ctx, env, dir, out, order, cfg, moGeomean(found[order[0]]))
+			start := moGeomean(found[order[0]])
+			if start == 0 {
+				start = m.framed[slices.Index(cfg.sizes[:], order[0])]
+			}
+			got, err := moSearch(ctx, env, dir, out, order, cfg, start)
 			if err != nil {
 				failures = append(failures, fmt.Sprintf("search %d (%d B, then %d B): %v", n, order[0], order[1], err))
 			}
@@ -180,17 +188,15 @@ func moSearches(ctx context.Context, env *Env, dir string, cfg moConfig) (map[in
 	return found, failures
 }
 
-// moSearch runs one limit search over the two sizes in order, from start (0: the model's
-// prediction) and returns each size's boundary: the geometric middle of its ceiling's ok and
+// moSearch runs one limit search over the two sizes in order, from start (--start-rate) and
+// returns each size's boundary: the geometric middle of its ceiling's ok and
 // overloaded rates.
 func moSearch(ctx context.Context, env *Env, dir, out string, order [2]int, cfg moConfig, start float64) (map[int]float64, error) {
 	args := []string{"limit", "--cluster-dir", dir, "--message-sizes", fmt.Sprintf("%d,%d", order[0], order[1]),
 		"--consumer-groups", "0", "--producer-prop", "acks=1", "--producer-prop", "linger.ms=5", "--slo-p99", "0",
 		"--tolerance", strconv.FormatFloat(cfg.tolerance, 'g', -1, 64), "--growth", "1.1",
 		"--trial-duration", cfg.trial.String(), "--warmup", cfg.warmup.String(), "--drain-timeout", "5s", "--no-hold", "--no-report"}
-	if start > 0 {
-		args = append(args, "--start-rate", strconv.FormatFloat(math.Round(start), 'f', 0, 64))
-	}
+	args = append(args, "--start-rate", strconv.FormatFloat(math.Round(start), 'f', 0, 64))
 	code, err := env.Plimsoll(ctx, out, args...)
 	if err != nil {
 		return nil, err
@@ -216,9 +222,17 @@ func moSearch(ctx context.Context, env *Env, dir, out string, order [2]int, cfg 
 	return got, errors.Join(errs...)
 }
 
-// moModel is the model's view of the two sizes: each one's wire bytes and sustainable rate.
+// segmentFraming is what a saturated link carries beyond each TCP payload byte: producers and
+// followers then send full segments, each with Ethernet (14), IPv4 (20) and TCP (20, and 12 of
+// timestamps) headers around 1,448 bytes of payload (MTU 1500). It puts the first search's
+// start near the limit: on 16 Mbit/s links the 100 B boundary was 0.955-0.965 of the model's
+// unframed rate (docs/heroku-check.md), 1/(1+66/1448) = 0.956.
+const segmentFraming = 66.0 / 1448
+
+// moModel is the model's view of the two sizes: each one's wire bytes and sustainable rate,
+// and that rate with full segments' framing counted (where the first search starts).
 type moModel struct {
-	wire, max [2]float64
+	wire, max, framed [2]float64
 }
 
 // moPredict asks the model, as plimsoll model --replication-factor 3 --consumer-groups 0
@@ -226,10 +240,13 @@ type moModel struct {
 func moPredict(cfg moConfig, brokers int, nic float64) moModel {
 	var m moModel
 	c := model.Cluster{Brokers: brokers, ReplicationFactor: 3, NIC: nic, MaxUtilization: 1}
+	framed := c
+	framed.LinkOverhead = segmentFraming
 	for i, size := range cfg.sizes {
 		msg := model.Message{PayloadBytes: size, BatchSize: model.DefaultBatchSize}
 		m.wire[i], _ = model.WireBytesPerMessage(msg)
 		m.max[i], _ = model.MaxMessagesPerSec(c, msg)
+		m.framed[i], _ = model.MaxMessagesPerSec(framed, msg)
 	}
 	return m
 }

@@ -37,11 +37,11 @@ func messageOverheadCheck(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("%d trials in %d searches", moTrials(t, rec, out), len(rec.Commands))
 	if len(rec.Failures) > 0 {
 		t.Fatalf("the searches failed: %q", rec.Failures)
 	}
-	boundary, trials := moBoundaries(t, rec, out)
-	t.Logf("%d trials in %d searches", trials, len(rec.Commands))
+	boundary := moBoundaries(t, rec)
 	wire := map[int]float64{}
 	for _, size := range []int{100, 108} {
 		m := modelMax(t, size)
@@ -70,8 +70,8 @@ func messageOverheadCheck(t *testing.T, dir string) {
 }
 
 // moBoundaries reads each size's boundaries from the record's chart (two a size: both
-// orders), checks its series and returns their geometric mean per size and the trials run.
-func moBoundaries(t *testing.T, rec results.Scenario, out string) (map[int]float64, int) {
+// orders), checks its series and returns their geometric mean per size.
+func moBoundaries(t *testing.T, rec results.Scenario) map[int]float64 {
 	t.Helper()
 	if len(rec.Charts) != 2 || len(rec.Charts[0].Series) != 3 || rec.Charts[1].Series[2].Kind != results.SeriesArticle {
 		t.Fatalf("charts %+v: want the rates (each search, mean, model) and the ratio with Heroku's", rec.Charts)
@@ -91,18 +91,29 @@ func moBoundaries(t *testing.T, rec results.Scenario, out string) (map[int]float
 	if len(boundary) != 2 {
 		t.Fatalf("boundaries found for %v, want 100 and 108 B", boundary)
 	}
+	return boundary
+}
+
+// moTrials logs each search's trials (rate, verdict, when its window began) and boundaries, and
+// returns how many trials ran.
+func moTrials(t *testing.T, rec results.Scenario, out string) int {
+	t.Helper()
 	trials := 0
 	for _, c := range rec.Commands {
 		sf, err := results.LoadSearch(filepath.Join(out, c.Dir, "results.jsonl"))
 		if err != nil {
-			t.Fatal(err)
+			t.Errorf("%s: %v", c.Dir, err)
+			continue
+		}
+		for _, tr := range sf.Trials {
+			trials++
+			t.Logf("%s: %d B at %.0f msgs/s: %s (%s), window from %s", c.Dir, tr.Step.Size, tr.Step.Rate, tr.Verdict.State, tr.Verdict.Bottleneck, tr.Window.Start.Format("15:04:05"))
 		}
 		for _, p := range sf.Points {
-			trials += p.Trials
 			t.Logf("%s, %d B: ok at %.0f, overloaded at %.0f msgs/s (%d trials)", c.Dir, p.Size, p.Ceiling.SafeRate, p.Ceiling.UnsafeRate, p.Trials)
 		}
 	}
-	return boundary, trials
+	return trials
 }
 
 // modelOut is what the check reads of plimsoll model --json.
