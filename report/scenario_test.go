@@ -14,8 +14,8 @@ import (
 
 func ptr(v float64) *float64 { return &v }
 
-// handScenario is a scenario's record made by hand: two charts (one on log axes, with a note at
-// a point; one linear with the model's line and an article's series), findings beside the
+// handScenario is a scenario's record made by hand: three charts (one on log axes, with a note
+// at a point; one of categories; one linear with the model's line and an article's series), findings beside the
 // model's and the article's, a failure, the commands run and a source.
 func handScenario() *results.Scenario {
 	at := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
@@ -28,6 +28,9 @@ func handScenario() *results.Scenario {
 			{Title: "Creation time against partitions", X: "partitions", Y: "seconds per 1,000", LogX: true, LogY: true, Series: []results.Series{
 				{Name: "KRaft", Kind: results.SeriesMeasured, Points: []results.Point{{X: 1000, Y: 2.5}, {X: 2000, Y: 3.1}, {X: 4000, Y: 9, Note: "timed out"}, {X: 0, Y: 1}}},
 				{Name: "ZooKeeper", Kind: results.SeriesMeasured, Points: []results.Point{{X: 1000, Y: 5}, {X: 2000, Y: 8.5}}},
+			}},
+			{Title: "CPU per message by listener", X: "listener", Y: "µs", XNames: []string{"PLAINTEXT", "SSL"}, Series: []results.Series{
+				{Name: "all brokers", Kind: results.SeriesMeasured, Points: []results.Point{{X: 0, Y: 603}, {X: 1, Y: 617}}},
 			}},
 			{Title: "Sustained rate against message size", X: "bytes per message", Y: "msgs/s", Series: []results.Series{
 				{Name: "measured", Kind: results.SeriesMeasured, Points: []results.Point{{X: 100, Y: 17339}, {X: 108, Y: 16357}}},
@@ -65,8 +68,8 @@ func TestScenarioGolden(t *testing.T) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
-	if n := strings.Count(page, "<svg"); n != 2 {
-		t.Errorf("%d charts on the page, want 2", n)
+	if n := strings.Count(page, "<svg"); n != 3 {
+		t.Errorf("%d charts on the page, want 3", n)
 	}
 }
 

@@ -63,6 +63,10 @@ func scenarioChart(c results.Chart) *plot.Plot {
 		p.Legend.Add("a note at this point (see below)", g)
 	}
 	scenAxis(&p.X, xs, c.LogX, true, 1)
+	if len(c.XNames) > 0 {
+		p.X.Min, p.X.Max = -0.5, float64(len(c.XNames))-0.5
+		p.X.Tick.Marker = nameTicks(c.XNames)
+	}
 	scenAxis(&p.Y, ys, c.LogY, false, 1.4) // room above for the legend
 	p.Legend.Top = true
 	p.Legend.Padding = vg.Points(2)
@@ -103,4 +107,15 @@ func scenAxis(a *plot.Axis, vs []float64, log, isX bool, top float64) {
 	}
 	a.Max = hi + pad + (top-1)*span
 	a.Tick.Marker = compactTicks{}
+}
+
+// nameTicks labels the categories of an x axis at 0, 1, 2, ...
+type nameTicks []string
+
+func (n nameTicks) Ticks(_, _ float64) []plot.Tick {
+	ts := make([]plot.Tick, len(n))
+	for i, name := range n {
+		ts[i] = plot.Tick{Value: float64(i), Label: name}
+	}
+	return ts
 }

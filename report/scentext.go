@@ -79,7 +79,7 @@ func (tp *textWriter) scenCharts(charts []results.Chart) {
 		for _, s := range c.Series {
 			var pts []string
 			for _, p := range s.Points {
-				pt := count(p.X) + ": " + count(p.Y)
+				pt := xName(c, p.X) + ": " + count(p.Y)
 				if p.Note != "" {
 					pt += " (" + p.Note + ")"
 				}
@@ -88,6 +88,14 @@ func (tp *textWriter) scenCharts(charts []results.Chart) {
 			tp.para("  ", seriesLabel(s)+": "+strings.Join(pts, ", "))
 		}
 	}
+}
+
+// xName is a point's x as the text shows it: its category's name, or the number.
+func xName(c results.Chart, x float64) string {
+	if i := int(x); float64(i) == x && i >= 0 && i < len(c.XNames) {
+		return c.XNames[i]
+	}
+	return count(x)
 }
 
 // seriesLabel names a series with its kind, and an article's with its source.

@@ -192,7 +192,10 @@ var (
 	tlsX     = map[string]float64{"plaintext": 0, "ssl": 1, "sasl_ssl": 2}
 )
 
-const tlsAxis = "listener (0 PLAINTEXT, 1 SSL, 2 SASL_SSL)"
+const tlsAxis = "listener"
+
+// tlsAxisNames name the charts' x values.
+var tlsAxisNames = []string{"PLAINTEXT", "SSL", "SASL_SSL"}
 
 // tlsTally gathers each listener's comparisons with PLAINTEXT.
 type tlsTally struct {
@@ -288,10 +291,10 @@ func (t *tlsTally) result(cfg tlsConfig) results.Scenario {
 		}
 	}
 	if len(cpu.Points) > 0 {
-		res.Charts = append(res.Charts, results.Chart{Title: "Brokers' CPU per message by listener", X: tlsAxis, Y: "µs of broker CPU per message", Series: []results.Series{cpu}})
+		res.Charts = append(res.Charts, results.Chart{Title: "Brokers' CPU per message by listener", X: tlsAxis, Y: "µs of broker CPU per message", Series: []results.Series{cpu}, XNames: tlsAxisNames})
 	}
 	if len(fixed.Points)+len(bound.Points) > 0 {
-		rel := results.Chart{Title: "Throughput relative to PLAINTEXT", X: tlsAxis, Y: "rate relative to PLAINTEXT's", Series: []results.Series{fixed}}
+		rel := results.Chart{Title: "Throughput relative to PLAINTEXT", X: tlsAxis, Y: "rate relative to PLAINTEXT's", Series: []results.Series{fixed}, XNames: tlsAxisNames}
 		if len(bound.Points) > 0 {
 			rel.Series = append(rel.Series, bound, results.Series{Name: "Instaclustr, R6g on Java 11", Kind: results.SeriesArticle,
 				Source: "002, encryption off against on", Points: []results.Point{{X: 0, Y: 1}, {X: 1, Y: instaclustrTLSRatio}}})
