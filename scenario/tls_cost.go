@@ -247,59 +247,87 @@ func tlsRate(c *compare.Comparison, size int) *compare.Figure {
 	return nil
 }
 
+// tlsSeries are the points of tls-cost's charts as they are gathered.
+type tlsSeries struct {
+	cpu, fixed, bound results.Series
+}
+
 // result sets the listeners' figures side by side.
 func (t *tlsTally) result(cfg tlsConfig) results.Scenario {
 	res := results.Scenario{Failures: t.failures}
-	cpu := results.Series{Name: "all brokers", Kind: results.SeriesMeasured}
-	fixed := results.Series{Name: "at a fixed rate", Kind: results.SeriesMeasured}
-	bound := results.Series{Name: "boundary (limit search)", Kind: results.SeriesMeasured}
+	ser := &tlsSeries{cpu: results.Series{Name: "all brokers", Kind: results.SeriesMeasured},
+		fixed: results.Series{Name: "at a fixed rate", Kind: results.SeriesMeasured},
+		bound: results.Series{Name: "boundary (limit search)", Kind: results.SeriesMeasured}}
 	for _, l := range cfg.listeners {
-		name := tlsNames[l]
 		if c := t.runs[l]; c != nil {
-			a, b, changes := tlsCPU(c)
-			if a > 0 && b > 0 {
-				if len(cpu.Points) == 0 {
-					cpu.Points = append(cpu.Points, results.Point{X: 0, Y: a * 1e6})
-					res.Findings = append(res.Findings, results.Finding{Name: "broker CPU per message, PLAINTEXT", Value: a * 1e6, Unit: "µs",
-						Text: "the brokers' CPU over the produced rate, summed over the brokers, mean over the repetitions"})
-				}
-				cpu.Points = append(cpu.Points, results.Point{X: tlsX[l], Y: b * 1e6})
-				res.Findings = append(res.Findings,
-					results.Finding{Name: "broker CPU per message, " + name, Value: b * 1e6, Unit: "µs", Text: "each broker's change: " + strings.Join(changes, ", ")},
-					results.Finding{Name: "broker CPU per message, " + name + " / PLAINTEXT", Value: b / a, Unit: "ratio",
-						Text: fmt.Sprintf("PLAINTEXT's in this comparison: %s µs", units.Short(a*1e6))})
-			}
-			if f := tlsRate(c, cfg.size); f != nil && f.A > 0 {
-				fixed.Points = append(fixed.Points, results.Point{X: tlsX[l], Y: f.B / f.A})
-				res.Findings = append(res.Findings, results.Finding{Name: "produced at a fixed rate, " + name + " / PLAINTEXT", Value: f.B / f.A, Unit: "ratio",
-					Text: fmt.Sprintf("%s against %s msgs/s, %s targeted: 1 unless an arm could not keep up", units.Count(f.B), units.Count(f.A), units.Count(cfg.rate))})
-			}
+			res.Findings = append(res.Findings, ser.run(cfg, l, c)...)
 		}
 		if c := t.limits[l]; c != nil {
-			if f := tlsRate(c, cfg.size); f != nil && f.A > 0 {
-				bound.Points = append(bound.Points, results.Point{X: tlsX[l], Y: f.B / f.A})
-				res.Findings = append(res.Findings,
-					results.Finding{Name: "boundary, " + name, Value: f.B, Unit: "msgs/s", Text: fmt.Sprintf("PLAINTEXT's in this comparison: %s msgs/s", units.Count(f.A))},
-					results.Finding{Name: "boundary, " + name + " / PLAINTEXT", Value: f.B / f.A, Unit: "ratio", Article: moFloat(instaclustrTLSRatio),
-						ArticleNote: "002: R6g (Graviton2) brokers on Java 11, whose crypto lacked the fast AES instructions: encryption off gave 200% more throughput"})
-			}
+			res.Findings = append(res.Findings, ser.limit(cfg, l, c)...)
 		}
 	}
-	for _, s := range []*results.Series{&fixed, &bound} {
+	res.Charts = ser.charts()
+	return res
+}
+
+// run takes a comparison of runs: the brokers' CPU per message on both sides (PLAINTEXT's the
+// first time) and the produced rates.
+func (ser *tlsSeries) run(cfg tlsConfig, l string, c *compare.Comparison) []results.Finding {
+	var out []results.Finding
+	name := tlsNames[l]
+	if a, b, changes := tlsCPU(c); a > 0 && b > 0 {
+		if len(ser.cpu.Points) == 0 {
+			ser.cpu.Points = append(ser.cpu.Points, results.Point{X: 0, Y: a * 1e6})
+			out = append(out, results.Finding{Name: "broker CPU per message, PLAINTEXT", Value: a * 1e6, Unit: "µs",
+				Text: "the brokers' CPU over the produced rate, summed over the brokers, mean over the repetitions"})
+		}
+		ser.cpu.Points = append(ser.cpu.Points, results.Point{X: tlsX[l], Y: b * 1e6})
+		out = append(out,
+			results.Finding{Name: "broker CPU per message, " + name, Value: b * 1e6, Unit: "µs", Text: "each broker's change: " + strings.Join(changes, ", ")},
+			results.Finding{Name: "broker CPU per message, " + name + " / PLAINTEXT", Value: b / a, Unit: "ratio",
+				Text: fmt.Sprintf("PLAINTEXT's in this comparison: %s µs", units.Short(a*1e6))})
+	}
+	if f := tlsRate(c, cfg.size); f != nil && f.A > 0 {
+		ser.fixed.Points = append(ser.fixed.Points, results.Point{X: tlsX[l], Y: f.B / f.A})
+		out = append(out, results.Finding{Name: "produced at a fixed rate, " + name + " / PLAINTEXT", Value: f.B / f.A, Unit: "ratio",
+			Text: fmt.Sprintf("%s against %s msgs/s, %s targeted: 1 unless an arm could not keep up", units.Count(f.B), units.Count(f.A), units.Count(cfg.rate))})
+	}
+	return out
+}
+
+// limit takes a comparison of limit searches: the boundaries, beside Instaclustr's ratio.
+func (ser *tlsSeries) limit(cfg tlsConfig, l string, c *compare.Comparison) []results.Finding {
+	f := tlsRate(c, cfg.size)
+	if f == nil || f.A <= 0 {
+		return nil
+	}
+	name := tlsNames[l]
+	ser.bound.Points = append(ser.bound.Points, results.Point{X: tlsX[l], Y: f.B / f.A})
+	return []results.Finding{
+		{Name: "boundary, " + name, Value: f.B, Unit: "msgs/s", Text: fmt.Sprintf("PLAINTEXT's in this comparison: %s msgs/s", units.Count(f.A))},
+		{Name: "boundary, " + name + " / PLAINTEXT", Value: f.B / f.A, Unit: "ratio", Article: moFloat(instaclustrTLSRatio),
+			ArticleNote: "002: R6g (Graviton2) brokers on Java 11, whose crypto lacked the fast AES instructions: encryption off gave 200% more throughput"}}
+}
+
+// charts draws CPU per message by listener and the rates relative to PLAINTEXT's.
+func (ser *tlsSeries) charts() []results.Chart {
+	var out []results.Chart
+	for _, s := range []*results.Series{&ser.fixed, &ser.bound} {
 		if len(s.Points) > 0 {
 			s.Points = append([]results.Point{{X: 0, Y: 1}}, s.Points...)
 		}
 	}
-	if len(cpu.Points) > 0 {
-		res.Charts = append(res.Charts, results.Chart{Title: "Brokers' CPU per message by listener", X: tlsAxis, Y: "µs of broker CPU per message", Series: []results.Series{cpu}, XNames: tlsAxisNames})
+	if len(ser.cpu.Points) > 0 {
+		out = append(out, results.Chart{Title: "Brokers' CPU per message by listener", X: tlsAxis, Y: "µs of broker CPU per message",
+			Series: []results.Series{ser.cpu}, XNames: tlsAxisNames})
 	}
-	if len(fixed.Points)+len(bound.Points) > 0 {
-		rel := results.Chart{Title: "Throughput relative to PLAINTEXT", X: tlsAxis, Y: "rate relative to PLAINTEXT's", Series: []results.Series{fixed}, XNames: tlsAxisNames}
-		if len(bound.Points) > 0 {
-			rel.Series = append(rel.Series, bound, results.Series{Name: "Instaclustr, R6g on Java 11", Kind: results.SeriesArticle,
-				Source: "002, encryption off against on", Points: []results.Point{{X: 0, Y: 1}, {X: 1, Y: instaclustrTLSRatio}}})
-		}
-		res.Charts = append(res.Charts, rel)
+	if len(ser.fixed.Points)+len(ser.bound.Points) == 0 {
+		return out
 	}
-	return res
+	rel := results.Chart{Title: "Throughput relative to PLAINTEXT", X: tlsAxis, Y: "rate relative to PLAINTEXT's", Series: []results.Series{ser.fixed}, XNames: tlsAxisNames}
+	if len(ser.bound.Points) > 0 {
+		rel.Series = append(rel.Series, ser.bound, results.Series{Name: "Instaclustr, R6g on Java 11", Kind: results.SeriesArticle,
+			Source: "002, encryption off against on", Points: []results.Point{{X: 0, Y: 1}, {X: 1, Y: instaclustrTLSRatio}}})
+	}
+	return append(out, rel)
 }
