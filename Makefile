@@ -20,7 +20,7 @@ ROOT      := $(shell [ "$$(id -u)" = 0 ] && echo 1)
 DEMO_DIR  ?= $(CURDIR)/.demo
 REPORT    ?= $(CURDIR)/plimsoll-report
 
-.PHONY: all build test test-nic nic-deps browser-deps unit fuzz integration lint demo bench-loadgen bench-soak clean
+.PHONY: all build test test-nic nic-deps browser-deps unit fuzz integration lint demo scenarios bench-loadgen bench-soak clean
 
 all: build
 
@@ -72,6 +72,11 @@ lint:
 demo: build
 	./scripts/demo.sh "$(BIN)" "$(DEMO_DIR)" "$(REPORT)"
 
+## scenarios: every scenario's full mode (not part of `make test`), each into ./scenarios-out/NAME
+## with its report; SCENARIOS="message-overhead tls-cost" runs only those.
+scenarios: build
+	./scripts/scenarios.sh "$(BIN)" "$(CURDIR)/scenarios-out"
+
 ## bench-loadgen: plimsoll's generator vs kafka-producer-perf-test, side by side, as ratios.
 bench-loadgen: build
 	$(GO) run ./tools/benchloadgen -plimsoll $(BIN)
@@ -83,4 +88,4 @@ bench-soak: build
 	./scripts/bench-soak.sh $(BIN)
 
 clean:
-	rm -rf bin $(DEMO_DIR) $(REPORT)
+	rm -rf bin $(DEMO_DIR) $(REPORT) scenarios-out

@@ -49,6 +49,11 @@ type Job struct {
 	// before it is reported; 0: twice the trial's window. NoHold skips confirmations.
 	Hold   time.Duration
 	NoHold bool
+	// StartRate, when above 0, is the first rate of the first size, msgs/s, instead of the
+	// model's prediction (or the default): a rate known to lie near the limit, such as an earlier
+	// search's boundary. Later sizes start from the model's prediction where it has one, else at
+	// StartRate's bytes/s; the first bracket step is then 1 + Tolerance.
+	StartRate float64
 }
 
 // Store is the results file of the job.
@@ -110,10 +115,32 @@ func Run(ctx context.Context, j Job) (*results.SearchFile, error) {
 			o.FirstStep = 1 + tolerance(o)
 		}
 	}
+	j.startAt(&o, cfg)
 	if _, err := Search(ctx, runner, o); err != nil {
 		return nil, err
 	}
 	return finish(j.Store(), cfg)
+}
+
+// startAt makes the search start at j.StartRate, when set: the first size there, the others
+// where Start had them or, without it, at the same bytes/s.
+func (j Job) startAt(o *Options, cfg results.Config) {
+	if j.StartRate <= 0 {
+		return
+	}
+	model, first := o.Start, o.Sizes[0]
+	o.Start = func(size int) float64 {
+		switch {
+		case size == first:
+			return j.StartRate
+		case model != nil:
+			return model(size)
+		}
+		return j.StartRate * float64(first) / float64(size)
+	}
+	if o.FirstStep == 0 {
+		o.FirstStep = 1 + tolerance(*o)
+	}
 }
 
 // CheckSizes validates the workload at every message size of the search, so that a size the
@@ -161,6 +188,21 @@ func (j Job) Check() error {
 	}
 	if j.Hold < 0 {
 		return optErr("Hold", "%v must not be negative (0: twice the trial's window)", j.Hold)
+	}
+	return j.checkStartRate()
+}
+
+// checkStartRate wants StartRate 0 (none) or a rate within the search's rates.
+func (j Job) checkStartRate() error {
+	lo, hi := j.Search.MinRate, j.Search.MaxRate
+	if lo == 0 {
+		lo = DefaultMinRate
+	}
+	if hi == 0 {
+		hi = DefaultMaxRate
+	}
+	if j.StartRate != 0 && !(j.StartRate >= lo && j.StartRate <= hi) {
+		return optErr("StartRate", "%v must be a rate in messages/s between MinRate (%v) and MaxRate (%v); without it the search starts from the model's prediction", j.StartRate, lo, hi)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package limit
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -130,5 +131,35 @@ func TestJobCheck(t *testing.T) {
 	}
 	if err := (Job{Search: Options{Tolerance: 0.5, Growth: 1.5}}).Check(); err != nil {
 		t.Errorf("growth 1 + tolerance: %v", err)
+	}
+}
+
+// TestJobStartRate: a start rate near the limit brackets it in two trials (the first step is the
+// tolerance); later sizes start at its bytes/s, or at the model's prediction when there is one;
+// a rate outside the search's rates is refused.
+func TestJobStartRate(t *testing.T) {
+	sim := &simCluster{bytesCap: 1.8e6, overhead: 10} // 100 B: limit 16,364 msgs/s
+	o := Options{Sizes: []int{100, 108}, Tolerance: 0.01, Growth: 1.1}
+	Job{StartRate: 16300}.startAt(&o, results.Config{})
+	if o.FirstStep != 1.01 || o.Start(100) != 16300 || math.Abs(o.Start(108)-16300*100.0/108) > 1e-9 {
+		t.Fatalf("first step %v, starts %v and %v: want 1.01, 16300 and its bytes/s at 108 B", o.FirstStep, o.Start(100), o.Start(108))
+	}
+	points, err := Search(context.Background(), sim, o)
+	if err != nil || len(points) != 2 {
+		t.Fatalf("%v, %d points", err, len(points))
+	}
+	if sim.calls[0].rate != 16300 || points[0].Trials != 2 {
+		t.Errorf("first trial at %v msgs/s, %d trials for 100 B: want 16300 and 2", sim.calls[0].rate, points[0].Trials)
+	}
+	model := Options{Sizes: []int{100, 108}, Start: func(size int) float64 { return 1e6 / float64(size) }}
+	Job{StartRate: 16300}.startAt(&model, results.Config{})
+	if model.Start(100) != 16300 || model.Start(108) != 1e6/108.0 {
+		t.Errorf("with the model: starts %v and %v, want 16300 and the model's 108 B", model.Start(100), model.Start(108))
+	}
+	for _, r := range []float64{-1, 0.5, 3e7} {
+		var oe *OptionError
+		if err := (Job{StartRate: r}).Check(); !errors.As(err, &oe) || oe.Option != "StartRate" {
+			t.Errorf("StartRate %v: %v, want an OptionError naming StartRate", r, err)
+		}
 	}
 }

@@ -10,7 +10,11 @@
 // page's input is the directory as a whole, so the reading stays next to the page. An
 // OpenMessaging Benchmark result file (read by package omb) is rendered as a page and as text
 // (omb.go), marked as imported, and what `plimsoll export --format omb` wrote is said by
-// ombexport.go.
+// ombexport.go. A named experiment's record (`plimsoll scenario run`, a results.Scenario) is
+// rendered as a page of the same look and as text (scen*.go): its findings beside the model's
+// and the article's, each chart drawn from its series (measured solid, the model's line, the
+// article's dashed with its source), the sources with their hardware, the configuration, the
+// commands it ran and its failures; `plimsoll scenario list` is written here too.
 //
 // It also renders the live page of a running search (live.go, live.html.tmpl; served by package
 // live): the running trial's per-second rate and latency, the boundary so far and the trials

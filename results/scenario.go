@@ -58,6 +58,9 @@ type Chart struct {
 	LogX   bool     `json:"log_x,omitempty"`
 	LogY   bool     `json:"log_y,omitempty"`
 	Series []Series `json:"series"`
+	// XNames, when set, makes the x axis categories: a point's X is the index of its name
+	// (0 for XNames[0], ...), e.g. the listeners PLAINTEXT, SSL, SASL_SSL.
+	XNames []string `json:"x_names,omitempty"`
 }
 
 // Series kinds: what plimsoll measured, what its model predicts, what the article reported.

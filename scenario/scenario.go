@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -95,16 +96,36 @@ type Env struct {
 }
 
 // Plimsoll runs one plimsoll command and records it; dir, if not empty, is the command's output
-// directory relative to Out, and is passed as --out.
+// directory relative to Out, and is passed as --out, before a "--" if args have one (compare
+// --a/--b takes the command its repetitions run after it, and sets their --out itself).
 func (e *Env) Plimsoll(ctx context.Context, dir string, args ...string) (int, error) {
 	if dir != "" {
-		args = append(args, "--out", filepath.Join(e.Out, dir))
+		out := []string{"--out", filepath.Join(e.Out, dir)}
+		at := slices.Index(args, "--")
+		if at < 0 {
+			at = len(args)
+		}
+		args = slices.Concat(args[:at], out, args[at:])
 	}
 	fmt.Fprintf(e.Log, "scenario: plimsoll %s\n", strings.Join(args, " "))
 	code, err := e.Exec(ctx, args...)
 	e.commands = append(e.commands, results.ScenarioCommand{Args: args, Dir: dir, Exit: code})
 	return code, err
 }
+
+// CheckError is a scenario's precondition that does not hold (Check's error): nothing was
+// created, and the command line reports it as bad input.
+type CheckError struct {
+	Scenario string
+	Err      error
+}
+
+func (e *CheckError) Error() string {
+	return "scenario " + e.Scenario + " cannot run here: " + e.Err.Error()
+}
+
+// Unwrap gives the check's own error.
+func (e *CheckError) Unwrap() error { return e.Err }
 
 // Execute checks the scenario's preconditions and runs it in the given mode with the given
 // overrides (--set name=value), writing its record to Out's results file. An error from the
@@ -115,7 +136,7 @@ func Execute(ctx context.Context, s Scenario, env *Env, set map[string]string) (
 		return results.Scenario{}, err
 	}
 	if err := s.Check(ctx, env, p); err != nil {
-		return results.Scenario{}, fmt.Errorf("scenario %s cannot run here: %w", s.Name, err)
+		return results.Scenario{}, &CheckError{Scenario: s.Name, Err: err}
 	}
 	started := env.Now()
 	res, err := s.Run(ctx, env, p)
@@ -126,4 +147,12 @@ func Execute(ctx context.Context, s Scenario, env *Env, set map[string]string) (
 		err = werr
 	}
 	return res, err
+}
+
+// Registered adds s to the scenarios until the returned function removes it: for the command
+// line's tests, which need a scenario whose steps they know. Scenarios of the package register
+// from their init with register.
+func Registered(s Scenario) (remove func()) {
+	register(s)
+	return func() { delete(registry, s.Name) }
 }

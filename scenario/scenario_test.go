@@ -82,6 +82,10 @@ func TestExecuteRefusals(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want it to contain %q", err, tc.want)
 			}
+			var ce *CheckError
+			if errors.As(err, &ce) != (tc.check != nil) {
+				t.Errorf("error %v: a CheckError %v, want it only for a failed precondition", err, errors.As(err, &ce))
+			}
 			if tc.name != "bad value" {
 				if entries, _ := os.ReadDir(env.Out); len(entries) != 0 {
 					t.Errorf("a refused scenario created %d entries in --out", len(entries))
@@ -99,5 +103,27 @@ func TestResolveMode(t *testing.T) {
 	}
 	if _, err := Resolve(s, "huge", nil); err == nil || !strings.Contains(err.Error(), "--mode") {
 		t.Fatalf("mode huge: error %v, want one naming --mode", err)
+	}
+}
+
+func TestRegistered(t *testing.T) {
+	remove := Registered(testScenario(nil))
+	if _, err := Lookup("test"); err != nil {
+		t.Fatal(err)
+	}
+	remove()
+	if _, err := Lookup("test"); err == nil {
+		t.Fatal("a removed scenario is still there")
+	}
+}
+
+func TestPlimsollOutBeforeSeparator(t *testing.T) {
+	env := testEnv(t)
+	if _, err := env.Plimsoll(context.Background(), "ab", "compare", "--a", "listener=plaintext", "--b", "listener=ssl", "--", "run", "--rate", "10"); err != nil {
+		t.Fatal(err)
+	}
+	want := "compare --a listener=plaintext --b listener=ssl --out " + filepath.Join(env.Out, "ab") + " -- run --rate 10"
+	if got := strings.Join(env.commands[0].Args, " "); got != want {
+		t.Errorf("args %q, want %q", got, want)
 	}
 }

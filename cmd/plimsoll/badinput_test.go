@@ -85,6 +85,8 @@ var badInputs = []badInput{
 		want: []string{"--out RO/out: cannot write in RO (permission denied)"}},
 	{what: "limit --out: a file", files: map[string]string{"file": "x"}, args: []string{"limit", "--bootstrap", "127.0.0.1:1", "--out", "DIR/file"},
 		code: ExitUsage, want: []string{"--out DIR/file: DIR/file is a file"}},
+	{what: "limit --start-rate: above --max-rate", args: []string{"limit", "--bootstrap", "127.0.0.1:1", "--out", "DIR/out", "--start-rate", "3e6"},
+		code: ExitUsage, want: []string{"--start-rate: 3e+06 must be a rate in messages/s between --min-rate (1) and --max-rate (2e+06)"}},
 	{what: "limit --ui: not an address", args: []string{"limit", "--bootstrap", "127.0.0.1:1", "--out", "DIR/out", "--ui", "localhost"},
 		code: ExitUsage, want: []string{"--ui localhost: give [HOST]:PORT"}},
 	{what: "limit --ui: a host name", args: []string{"limit", "--bootstrap", "127.0.0.1:1", "--out", "DIR/out", "--ui", "example.com:8080"},

@@ -34,7 +34,7 @@ var flagArgs = map[string]string{
 	"link-drops-per-sec": "N", "link-retrans-per-sec": "N", "client-window-share": "FRACTION",
 	"client-full-batch-share": "FRACTION", "fault-max-recovery": "DURATION", "fault": "SPEC",
 	// run, limit, compare, cluster
-	"out": "DIR", "topic-prefix": "PREFIX", "tolerance": "FRACTION", "growth": "FACTOR", "min-rate": "MSGS/S",
+	"out": "DIR", "topic-prefix": "PREFIX", "tolerance": "FRACTION", "growth": "FACTOR", "min-rate": "MSGS/S", "start-rate": "MSGS/S",
 	"max-rate": "MSGS/S", "brokers-down": "N|PERCENT", "threshold": "FRACTION", "alpha": "FRACTION",
 	"a": "ARM", "b": "ARM", "kafka-version": "VERSION", "java": "PATH", "heap": "SIZE",
 	"broker-config": "KEY=VALUE", "subnet": "CIDR", "dir": "DIR",

@@ -31,6 +31,7 @@ func init() { subcommands = append(subcommands, newLimitCmd) }
 type limitFlags struct {
 	sizes, out            string
 	tolerance, minR, maxR float64
+	startR                float64
 	growth                float64
 	trialDur, drain, hold time.Duration
 	brokersDown           string
@@ -87,6 +88,7 @@ func (lf *limitFlags) register(cmd *cobra.Command) {
 	f.Float64Var(&lf.growth, "growth", 2, "factor between bracketing steps; smaller when the start (the model's prediction) is close")
 	f.Float64Var(&lf.minR, "min-rate", 1, "lowest rate to try, msgs/s")
 	f.Float64Var(&lf.maxR, "max-rate", 2e6, "highest rate to try, msgs/s (what the generator can drive)")
+	f.Float64Var(&lf.startR, "start-rate", 0, "first rate to try for the first size, msgs/s, e.g. an earlier search's boundary (default: the model's prediction on a cluster with a known NIC rate, else 1 MB/s); the first step is then --tolerance")
 	f.BoolVar(&lf.noReport, "no-report", false, "do not write index.html at the end")
 	f.DurationVar(&lf.hold, "hold", 0, "measured window of the confirmation of each size's safe rate (default twice --trial-duration)")
 	f.BoolVar(&lf.noHold, "no-hold", false, "report safe rates without holding them again for a confirmation")
@@ -159,7 +161,7 @@ func (lf *limitFlags) job(fs *pflag.FlagSet, wf *workloadFlags) (limit.Job, erro
 	if err != nil {
 		return limit.Job{}, err
 	}
-	if err := zeroFlags(fs, "tolerance", "growth", "min-rate", "max-rate"); err != nil {
+	if err := zeroFlags(fs, "tolerance", "growth", "min-rate", "max-rate", "start-rate"); err != nil {
 		return limit.Job{}, err
 	}
 	if lf.trialDur <= 0 {
@@ -184,7 +186,7 @@ func (lf *limitFlags) job(fs *pflag.FlagSet, wf *workloadFlags) (limit.Job, erro
 	if lf.hold < 0 {
 		return limit.Job{}, usageErrf("--hold %v: give a positive duration, e.g. 40s, or --no-hold", lf.hold)
 	}
-	j := limit.Job{Out: lf.out, Resume: lf.resume, BrokersDown: down, BrokersDownShare: downShare, Command: commandLine(), Hold: lf.hold, NoHold: lf.noHold,
+	j := limit.Job{Out: lf.out, Resume: lf.resume, BrokersDown: down, BrokersDownShare: downShare, Command: commandLine(), Hold: lf.hold, NoHold: lf.noHold, StartRate: lf.startR,
 		Search: limit.Options{Sizes: sz, Tolerance: lf.tolerance, Growth: lf.growth, MinRate: lf.minR, MaxRate: lf.maxR},
 		Base:   trial.Config{Spec: spec}}
 	j.Base.Load.DrainTimeout = lf.drain
@@ -196,7 +198,7 @@ func (lf *limitFlags) job(fs *pflag.FlagSet, wf *workloadFlags) (limit.Job, erro
 
 // limitOptionFlags names the flag behind each limit.Options field the command line sets.
 var limitOptionFlags = map[string]string{"Sizes": "--message-sizes", "Tolerance": "--tolerance", "Growth": "--growth",
-	"MinRate": "--min-rate", "MaxRate": "--max-rate", "Hold": "--hold"}
+	"MinRate": "--min-rate", "MaxRate": "--max-rate", "Hold": "--hold", "StartRate": "--start-rate"}
 
 // optionFlagNames rewrites the fields a limit option's message names as their flags.
 var optionFlagNames = strings.NewReplacer("MinRate", "--min-rate", "MaxRate", "--max-rate", "Tolerance", "--tolerance", "Growth", "--growth")

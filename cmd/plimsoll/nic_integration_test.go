@@ -3,9 +3,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,14 +12,13 @@ import (
 	"github.com/plimsoll/plimsoll/localkafka/nictest"
 
 	"github.com/plimsoll/plimsoll/localkafka"
-	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/use"
 )
 
 // TestNICVerdicts runs on a cluster of its own behind emulated 16 Mbit/s NICs: the cluster's
 // namespaces and links exist while it runs and are gone after it stops, a run well below the
 // links' capacity is ok, one well above is overloaded by the network with its traffic crossing
-// the shaped links (linksCarryTheLoad), the Heroku check, and
+// the shaped links (linksCarryTheLoad), the Heroku check (the message-overhead scenario), and
 // one slow link makes its broker the bottleneck through its link's losses (slowLinkCheck; one
 // cluster for all, which saves the suite a cluster's start and warm-up). With rf 3, 3 brokers
 // and one consumer group each broker takes t in and gives t out, so the links carry about 1,900
@@ -39,7 +36,7 @@ func TestNICVerdicts(t *testing.T) {
 	}
 	linksCarryTheLoad(t, useOf(t, over))
 	time.Sleep(5 * time.Second) // let the links drain
-	t.Run("heroku", func(t *testing.T) { herokuCheck(t, dir) })
+	t.Run("heroku", func(t *testing.T) { messageOverheadCheck(t, dir) })
 	t.Run("consumer-fanout", func(t *testing.T) { consumerFanoutCheck(t, dir) })
 	if _, stderr, code := plimsoll(t, "cluster", "shape", "2", "4Mbit/s", "--cluster-dir", dir); code != 0 {
 		t.Fatalf("cluster shape: exit %d\n%s", code, stderr)
@@ -117,96 +114,4 @@ func nicCluster(t *testing.T, subnet string) string {
 		}
 	})
 	return dir
-}
-
-// herokuCheck is the Heroku seed's experiment on emulated NICs: where the network binds, the
-// sustainable rates of 100- and 108-byte records differ by the ratio of their wire bytes, and
-// plimsoll model with the same NIC rate predicts each. Produce only (rf 3, so each broker's
-// inbound link carries t: its leaders' produce plus its follower fetches), acks=1 so that the
-// producer is not held back by latency, and judged by throughput alone: a shortfall, or the
-// followers falling behind (--min-replicated), not a latency SLO.
-//
-// One search per size placed the 100 B boundary anywhere in 17,185-17,810 msgs/s on this host
-// (about ±2%), as much as the 2-point check allows. So each size is searched twice, in both
-// orders, and the check uses the geometric mean of the two.
-func herokuCheck(t *testing.T, dir string) {
-	found := map[int][]float64{}
-	for _, sizes := range []string{"100,108", "108,100"} {
-		for size, b := range herokuSearch(t, dir, sizes) {
-			found[size] = append(found[size], b)
-		}
-	}
-	boundary := map[int]float64{}
-	for size, bs := range found {
-		if len(bs) != 2 {
-			t.Fatalf("%d B: %d boundaries, want 2", size, len(bs))
-		}
-		boundary[size] = math.Sqrt(bs[0] * bs[1])
-		t.Logf("%d B: boundaries %.0f and %.0f msgs/s, mean %.0f", size, bs[0], bs[1], boundary[size])
-	}
-	if len(boundary) != 2 {
-		t.Fatalf("boundaries found for %v, want 100 and 108 B", boundary)
-	}
-	wire := map[int]float64{}
-	for _, size := range []int{100, 108} {
-		stdout, stderr, code := plimsoll(t, "model", "--brokers", "3", "--replication-factor", "3", "--consumer-groups", "0",
-			"--messages-per-sec", "1", "--message-size", fmt.Sprint(size), "--nic", "16Mbit/s", "--max-utilization", "1", "--json")
-		if code != 0 {
-			t.Fatalf("model: exit %d\n%s", code, stderr)
-		}
-		var m struct {
-			Max     float64 `json:"max_messages_per_sec"`
-			Cluster struct {
-				Wire float64 `json:"wire_bytes_per_message"`
-			} `json:"cluster"`
-		}
-		if err := json.Unmarshal([]byte(stdout), &m); err != nil {
-			t.Fatal(err)
-		}
-		wire[size] = m.Cluster.Wire
-		got := boundary[size] / m.Max
-		t.Logf("%d B: measured %.0f msgs/s, model %.0f (%.3f of it)", size, boundary[size], m.Max, got)
-		if math.Abs(got-1) > 0.10 {
-			t.Errorf("%d B: measured boundary %.0f msgs/s is %.3f of the model's %.0f, want within 10%%", size, boundary[size], got, m.Max)
-		}
-	}
-	want := wire[100] / wire[108]
-	got := boundary[108] / boundary[100]
-	t.Logf("108 B / 100 B: sustainable rates %.4f, wire bytes predict %.4f", got, want)
-	if math.Abs(got-want) > 0.02 {
-		t.Errorf("108/100 B rate ratio %.4f, wire bytes predict %.4f: more than 2 points apart", got, want)
-	}
-}
-
-// herokuSearch runs one limit search over sizes (comma-separated) and returns each size's
-// boundary: the geometric middle of its highest ok and lowest overloaded rate, at most 1% apart.
-func herokuSearch(t *testing.T, dir, sizes string) map[int]float64 {
-	t.Helper()
-	out := t.TempDir()
-	_, stderr, code := plimsoll(t, "limit", "--cluster-dir", dir, "--message-sizes", sizes, "--consumer-groups", "0",
-		"--producer-prop", "acks=1", "--producer-prop", "linger.ms=5", "--slo-p99", "0",
-		"--tolerance", "0.01", "--growth", "1.1", "--trial-duration", "10s", "--warmup", "4s", "--drain-timeout", "5s",
-		"--no-hold", "--no-report", "--out", out) // the check repeats each search instead of holding
-	if code != 0 {
-		t.Fatalf("limit: exit %d\n%s", code, stderr)
-	}
-	sf, err := results.LoadSearch(filepath.Join(out, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	boundary := map[int]float64{}
-	for _, rec := range sf.Points {
-		// Without a latency SLO the search has one limit, the ceiling.
-		c := rec.Ceiling
-		if rec.SLO != nil || c.SafeRate == 0 || c.UnsafeRate == 0 || c.ClientBound {
-			t.Fatalf("%d B: no ceiling bracket (safe %.0f, overloaded %.0f, client-bound %v, SLO limit %v): %s",
-				rec.Size, c.SafeRate, c.UnsafeRate, c.ClientBound, rec.SLO, rec.Note)
-		}
-		boundary[rec.Size] = math.Sqrt(c.SafeRate * c.UnsafeRate)
-		t.Logf("search %s, %d B: ok at %.0f, overloaded at %.0f msgs/s (%d trials)", sizes, rec.Size, c.SafeRate, c.UnsafeRate, rec.Trials)
-	}
-	if len(boundary) != 2 {
-		t.Fatalf("search %s: boundaries found for %v, want 100 and 108 B", sizes, boundary)
-	}
-	return boundary
 }

@@ -38,6 +38,8 @@ var outputCases = []outputCase{
 		"--no-hold", "--slo-p99", "0", "--out", "DIR/limit"}, -1, false},
 	{"A/B driver", []string{"compare", "--a", "", "--b", "", "--out", "DIR/ab", "--", "run", "--bootstrap", "KAFKA", "--rate", "100",
 		"--duration", "1s", "--warmup", "0s", "--partitions", "1", "--replication-factor", "1", "--slo-p99", "0"}, -1, false},
+	{"scenario list", []string{"scenario", "list"}, ExitOK, true},
+	{"scenario run, bad input", []string{"scenario", "run", "NOPE", "--out", "DIR/s"}, ExitUsage, false},
 	{"cluster up, bad input", []string{"cluster", "up", "--cluster-dir", "DIR/c", "--nic", "16"}, ExitUsage, false},
 	{"cluster status, no cluster", []string{"cluster", "status", "--cluster-dir", "DIR/c"}, ExitUsage, false},
 	{"cluster down, no cluster", []string{"cluster", "down", "--cluster-dir", "DIR/c"}, ExitUsage, false},

@@ -32,6 +32,11 @@ compare.json) it writes DIR/index.html with the experiment, the statistics table
 paired charts: A vs B per-second produced rates and latency distributions for runs, boundary
 curves for limit searches.
 
+For a scenario's directory (plimsoll scenario run --out DIR) it writes DIR/index.html: the
+findings beside the model's and the article's, a chart per figure of the experiment with the
+article's series beside ours, the sources with their hardware, the configuration, the commands
+it ran and what failed; --text prints the same for a terminal, --json the record.
+
 For an OpenMessaging Benchmark result file (FILE.json, as OMB's benchmark writes it, or as
 plimsoll export --format omb does) it writes FILE.html beside it: the file's workload and driver,
 marked as imported from OMB, its rates and latency aggregates, and charts of its 10-second
@@ -47,6 +52,9 @@ The HTML needs no network to view.`,
 			dir := args[0]
 			if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 				return reportFile(cmd.OutOrStdout(), dir, text)
+			}
+			if report.ScenarioDir(dir) {
+				return reportScenario(cmd.OutOrStdout(), dir, text, om.json)
 			}
 			store := filepath.Join(dir, "results.jsonl")
 			if _, err := os.Stat(store); errors.Is(err, os.ErrNotExist) {
@@ -98,6 +106,25 @@ func reportAB(w io.Writer, dir string, text, asJSON bool) error {
 		return report.ABText(w, r)
 	}
 	if err := report.WriteABDir(r); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s\n", filepath.Join(dir, "index.html"))
+	return nil
+}
+
+// reportScenario renders the scenario's record in dir: its page, or its text, or its JSON.
+func reportScenario(w io.Writer, dir string, text, asJSON bool) error {
+	s, err := results.LoadScenario(dir)
+	if err != nil {
+		return usageErr(err)
+	}
+	switch {
+	case asJSON:
+		return report.ScenarioJSON(w, &s)
+	case text:
+		return report.ScenarioText(w, &s)
+	}
+	if err := report.WriteScenarioDir(dir, &s); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "wrote %s\n", filepath.Join(dir, "index.html"))

@@ -1,0 +1,333 @@
+package scenario
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/plimsoll/plimsoll/compare"
+	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/units"
+)
+
+// instaclustr is seed 002: on AWS R6g (Graviton2) with Java 11, client-to-broker encryption cost
+// two thirds of the throughput, its CPU profile dominated by crypto.
+var instaclustr = results.Source{Seed: "002", Title: "Instaclustr: hardware and software changes against Kafka's performance (2022)",
+	Hardware: "AWS R5 (Intel) and R6g (Graviton2) brokers, gp3 disks, Java 11 (OpenJDK, Amazon Corretto), client-to-broker encryption"}
+
+// instaclustrTLSRatio is 002's figure: turning encryption off on R6g gave 200% more throughput
+// (3x), so with TLS it ran at a third of its plaintext rate (Java 11 had no fast AES there).
+const instaclustrTLSRatio = 1.0 / 3
+
+// tlsListeners are the listeners tls-cost compares with PLAINTEXT, and the arm of each.
+var tlsListeners = map[string]string{"ssl": "listener=ssl", "sasl_ssl": "listener=ssl,sasl=scram-sha-512"}
+
+func init() {
+	register(Scenario{
+		Name:  "tls-cost",
+		Title: "What TLS costs: PLAINTEXT against SSL and SASL_SSL listeners",
+		Doc: "Runs the same workload on fresh clusters with a PLAINTEXT listener and with each secure one (compare --a " +
+			"listener=plaintext --b listener=ssl, and SASL_SSL with SCRAM), interleaved and repeated, and sets the brokers' " +
+			"CPU per message and the throughput side by side: at a fixed rate, and in full mode also the boundary of a limit " +
+			"search, beside Instaclustr's (002) throughput with encryption on and off.",
+		Sources: []results.Source{instaclustr},
+		Params: []Param{
+			{Name: "listeners", Short: "ssl", Full: "ssl,sasl_ssl", Doc: "the secure listeners each compared with PLAINTEXT: ssl, sasl_ssl"},
+			{Name: "brokers", Short: "1", Full: "3", Doc: "brokers of each arm's cluster"},
+			{Name: "repeat", Short: "1", Full: "3", Doc: "repetitions per arm (fresh clusters, interleaved)"},
+			{Name: "rate", Short: "100", Full: "200", Doc: "the fixed rate, msgs/s, at which CPU per message is measured"},
+			{Name: "size", Short: "102400", Full: "102400", Doc: "message size, bytes: TLS costs per byte, a broker's other work per request, so large messages show it"},
+			{Name: "duration", Short: "6s", Full: "30s", Doc: "each run's measured window, and each limit trial's"},
+			{Name: "warmup", Short: "3s", Full: "5s", Doc: "each run's warm-up"},
+			{Name: "warm-jit", Short: "5s", Full: "30s", Doc: "each cluster's JIT warm-up before it is measured (compare --warm-jit)"},
+			{Name: "limit", Short: "no", Full: "yes", Doc: "also search each arm's boundary (compare -- limit): yes or no"},
+		},
+		Check: checkTLSCost,
+		Run:   runTLSCost,
+	})
+}
+
+// tlsConfig is tls-cost's parameters, parsed.
+type tlsConfig struct {
+	listeners              []string
+	brokers, repeat, size  int
+	rate                   float64
+	duration, warmup, warm time.Duration
+	limit                  bool
+}
+
+func tlsParse(p Params) (tlsConfig, error) {
+	var c tlsConfig
+	for _, l := range strings.Split(p["listeners"], ",") {
+		l = strings.ToLower(strings.TrimSpace(l))
+		if tlsListeners[l] == "" {
+			return c, fmt.Errorf("--set listeners=%s: %q is not one; give ssl, sasl_ssl or both, comma-separated", p["listeners"], l)
+		}
+		c.listeners = append(c.listeners, l)
+	}
+	var err error
+	for _, n := range []struct {
+		name string
+		to   *int
+	}{{"brokers", &c.brokers}, {"repeat", &c.repeat}, {"size", &c.size}} {
+		if *n.to, err = p.Int(n.name); err == nil && *n.to < 1 {
+			err = fmt.Errorf("--set %s=%d: give 1 or more", n.name, *n.to)
+		}
+		if err != nil {
+			return c, err
+		}
+	}
+	if c.rate, err = p.Float("rate"); err == nil && !(c.rate > 0) {
+		err = fmt.Errorf("--set rate=%s: give a positive rate, msgs/s", p["rate"])
+	}
+	if err != nil {
+		return c, err
+	}
+	for _, d := range []struct {
+		name string
+		to   *time.Duration
+	}{{"duration", &c.duration}, {"warmup", &c.warmup}, {"warm-jit", &c.warm}} {
+		if *d.to, err = p.Duration(d.name); err != nil {
+			return c, err
+		}
+	}
+	switch p["limit"] {
+	case "yes":
+		c.limit = true
+	case "no":
+	default:
+		return c, fmt.Errorf("--set limit=%s: give yes or no", p["limit"])
+	}
+	return c, nil
+}
+
+// checkTLSCost wants its parameters right and no --cluster-dir: each arm runs on a cluster of
+// its own, started with that listener, as compare --a/--b does.
+func checkTLSCost(_ context.Context, env *Env, p Params) error {
+	if _, err := tlsParse(p); err != nil {
+		return err
+	}
+	if env.ClusterDir != "" {
+		return fmt.Errorf("--cluster-dir %s: tls-cost starts a fresh cluster per arm and repetition, each with its listener (compare --a/--b); leave out --cluster-dir", env.ClusterDir)
+	}
+	return nil
+}
+
+// tlsArm is the arm spec of a listener ("plaintext" or one of tlsListeners) on this config.
+func tlsArm(cfg tlsConfig, listener string) string {
+	spec := "listener=plaintext"
+	if listener != "plaintext" {
+		spec = tlsListeners[listener]
+	}
+	return fmt.Sprintf("%s,brokers=%d,heap=512m", spec, cfg.brokers)
+}
+
+// runTLSCost runs, for each secure listener, compare of PLAINTEXT against it at the fixed rate
+// and, with limit, over limit searches, and reads compare.json back.
+func runTLSCost(ctx context.Context, env *Env, p Params) (results.Scenario, error) {
+	cfg, err := tlsParse(p)
+	if err != nil {
+		return results.Scenario{}, err
+	}
+	t := &tlsTally{}
+	for _, l := range cfg.listeners {
+		if ctx.Err() != nil {
+			break
+		}
+		run := []string{"run", "--rate", strconv.FormatFloat(cfg.rate, 'f', -1, 64), "--message-size", strconv.Itoa(cfg.size),
+			"--duration", cfg.duration.String(), "--warmup", cfg.warmup.String(), "--slo-p99", "0", "--drain-timeout", "10s"}
+		c, err := tlsCompare(ctx, env, cfg, l, "run-"+l, run)
+		t.add(l, "run", c, err)
+		if cfg.limit && ctx.Err() == nil {
+			lim := []string{"limit", "--message-sizes", strconv.Itoa(cfg.size), "--slo-p99", "0", "--tolerance", "0.05",
+				"--trial-duration", cfg.duration.String(), "--warmup", cfg.warmup.String(), "--no-hold", "--no-report"}
+			c, err := tlsCompare(ctx, env, cfg, l, "limit-"+l, lim)
+			t.add(l, "limit", c, err)
+		}
+	}
+	res := t.result(cfg)
+	res.Config = map[string]string{
+		"arms":     fmt.Sprintf("%s against %s; %s each, fresh clusters, interleaved", tlsArm(cfg, "plaintext"), strings.Join(cfg.armsOf(), " and "), units.Plural(cfg.repeat, "repetition")),
+		"workload": fmt.Sprintf("%s messages at %s msgs/s for %s after %s of warm-up, default topic and clients, no latency SLO", units.Size(cfg.size), units.Count(cfg.rate), units.Duration(cfg.duration), units.Duration(cfg.warmup)),
+		"tls":      "the local cluster's own CA and broker certificates; SASL_SSL with SCRAM-SHA-512; replication between brokers stays PLAINTEXT"}
+	return res, nil
+}
+
+func (c tlsConfig) armsOf() []string {
+	var out []string
+	for _, l := range c.listeners {
+		out = append(out, tlsArm(c, l))
+	}
+	return out
+}
+
+// tlsCompare runs one compare --a PLAINTEXT --b listener -- cmd into dir and returns its
+// comparison, or an error kept as a failure.
+func tlsCompare(ctx context.Context, env *Env, cfg tlsConfig, listener, dir string, cmd []string) (*compare.Comparison, error) {
+	args := append([]string{"compare", "--a", tlsArm(cfg, "plaintext"), "--b", tlsArm(cfg, listener), "--repeat", strconv.Itoa(cfg.repeat),
+		"--warm-jit", cfg.warm.String(), "--"}, cmd...)
+	code, err := env.Plimsoll(ctx, dir, args...)
+	if err != nil {
+		return nil, err
+	}
+	data, rerr := os.ReadFile(filepath.Join(env.Out, dir, "compare.json"))
+	if rerr != nil {
+		return nil, fmt.Errorf("compare exited %d without a comparison (%v); its output is in scenario.log", code, rerr)
+	}
+	var c compare.Comparison
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "compare.json"), err)
+	}
+	return &c, nil
+}
+
+// tlsNames are the listeners as Kafka names them, and their place on the charts' x axis.
+var (
+	tlsNames = map[string]string{"plaintext": "PLAINTEXT", "ssl": "SSL", "sasl_ssl": "SASL_SSL"}
+	tlsX     = map[string]float64{"plaintext": 0, "ssl": 1, "sasl_ssl": 2}
+)
+
+const tlsAxis = "listener"
+
+// tlsAxisNames name the charts' x values.
+var tlsAxisNames = []string{"PLAINTEXT", "SSL", "SASL_SSL"}
+
+// tlsTally gathers each listener's comparisons with PLAINTEXT.
+type tlsTally struct {
+	runs, limits map[string]*compare.Comparison
+	failures     []string
+}
+
+func (t *tlsTally) add(listener, kind string, c *compare.Comparison, err error) {
+	if err != nil {
+		t.failures = append(t.failures, fmt.Sprintf("%s against PLAINTEXT (%s): %v", tlsNames[listener], kind, err))
+		return
+	}
+	if t.runs == nil {
+		t.runs, t.limits = map[string]*compare.Comparison{}, map[string]*compare.Comparison{}
+	}
+	if kind == "run" {
+		t.runs[listener] = c
+	} else {
+		t.limits[listener] = c
+	}
+}
+
+// tlsCPU is the brokers' CPU per message on each side, summed over the brokers (each one's CPU
+// over the produced rate, mean over the repetitions), seconds, and each broker's change.
+func tlsCPU(c *compare.Comparison) (a, b float64, changes []string) {
+	for _, f := range c.Figures {
+		if f.Name != "CPU per message" || !strings.HasPrefix(f.Subject, "broker") {
+			continue
+		}
+		a, b = a+f.A, b+f.B
+		switch {
+		case f.Change != nil && f.P != nil:
+			changes = append(changes, fmt.Sprintf("%s %s (p %s)", f.Subject, units.Change(*f.Change), units.P(*f.P)))
+		case f.Change != nil:
+			changes = append(changes, f.Subject+" "+units.Change(*f.Change))
+		}
+	}
+	return a, b, changes
+}
+
+// tlsRate is a comparison's throughput figure: the produced rate of runs, a search's ceiling at
+// size (the searches have no latency SLO); nil without one.
+func tlsRate(c *compare.Comparison, size int) *compare.Figure {
+	for i, f := range c.Figures {
+		if f.Throughput && (f.Name == "produced" || f.Size == size && f.Name == "ceiling safe rate") {
+			return &c.Figures[i]
+		}
+	}
+	return nil
+}
+
+// tlsSeries are the points of tls-cost's charts as they are gathered.
+type tlsSeries struct {
+	cpu, fixed, bound results.Series
+}
+
+// result sets the listeners' figures side by side.
+func (t *tlsTally) result(cfg tlsConfig) results.Scenario {
+	res := results.Scenario{Failures: t.failures}
+	ser := &tlsSeries{cpu: results.Series{Name: "all brokers", Kind: results.SeriesMeasured},
+		fixed: results.Series{Name: "at a fixed rate", Kind: results.SeriesMeasured},
+		bound: results.Series{Name: "boundary (limit search)", Kind: results.SeriesMeasured}}
+	for _, l := range cfg.listeners {
+		if c := t.runs[l]; c != nil {
+			res.Findings = append(res.Findings, ser.run(cfg, l, c)...)
+		}
+		if c := t.limits[l]; c != nil {
+			res.Findings = append(res.Findings, ser.limit(cfg, l, c)...)
+		}
+	}
+	res.Charts = ser.charts()
+	return res
+}
+
+// run takes a comparison of runs: the brokers' CPU per message on both sides (PLAINTEXT's the
+// first time) and the produced rates.
+func (ser *tlsSeries) run(cfg tlsConfig, l string, c *compare.Comparison) []results.Finding {
+	var out []results.Finding
+	name := tlsNames[l]
+	if a, b, changes := tlsCPU(c); a > 0 && b > 0 {
+		if len(ser.cpu.Points) == 0 {
+			ser.cpu.Points = append(ser.cpu.Points, results.Point{X: 0, Y: a * 1e6})
+			out = append(out, results.Finding{Name: "broker CPU per message, PLAINTEXT", Value: a * 1e6, Unit: "µs",
+				Text: "the brokers' CPU over the produced rate, summed over the brokers, mean over the repetitions"})
+		}
+		ser.cpu.Points = append(ser.cpu.Points, results.Point{X: tlsX[l], Y: b * 1e6})
+		out = append(out,
+			results.Finding{Name: "broker CPU per message, " + name, Value: b * 1e6, Unit: "µs", Text: "each broker's change: " + strings.Join(changes, ", ")},
+			results.Finding{Name: "broker CPU per message, " + name + " / PLAINTEXT", Value: b / a, Unit: "ratio",
+				Text: fmt.Sprintf("PLAINTEXT's in this comparison: %s µs", units.Short(a*1e6))})
+	}
+	if f := tlsRate(c, cfg.size); f != nil && f.A > 0 {
+		ser.fixed.Points = append(ser.fixed.Points, results.Point{X: tlsX[l], Y: f.B / f.A})
+		out = append(out, results.Finding{Name: "produced at a fixed rate, " + name + " / PLAINTEXT", Value: f.B / f.A, Unit: "ratio",
+			Text: fmt.Sprintf("%s against %s msgs/s, %s targeted: 1 unless an arm could not keep up", units.Count(f.B), units.Count(f.A), units.Count(cfg.rate))})
+	}
+	return out
+}
+
+// limit takes a comparison of limit searches: the boundaries, beside Instaclustr's ratio.
+func (ser *tlsSeries) limit(cfg tlsConfig, l string, c *compare.Comparison) []results.Finding {
+	f := tlsRate(c, cfg.size)
+	if f == nil || f.A <= 0 {
+		return nil
+	}
+	name := tlsNames[l]
+	ser.bound.Points = append(ser.bound.Points, results.Point{X: tlsX[l], Y: f.B / f.A})
+	return []results.Finding{
+		{Name: "boundary, " + name, Value: f.B, Unit: "msgs/s", Text: fmt.Sprintf("PLAINTEXT's in this comparison: %s msgs/s", units.Count(f.A))},
+		{Name: "boundary, " + name + " / PLAINTEXT", Value: f.B / f.A, Unit: "ratio", Article: moFloat(instaclustrTLSRatio),
+			ArticleNote: "002: R6g (Graviton2) brokers on Java 11, whose crypto lacked the fast AES instructions: encryption off gave 200% more throughput"}}
+}
+
+// charts draws CPU per message by listener and the rates relative to PLAINTEXT's.
+func (ser *tlsSeries) charts() []results.Chart {
+	var out []results.Chart
+	for _, s := range []*results.Series{&ser.fixed, &ser.bound} {
+		if len(s.Points) > 0 {
+			s.Points = append([]results.Point{{X: 0, Y: 1}}, s.Points...)
+		}
+	}
+	if len(ser.cpu.Points) > 0 {
+		out = append(out, results.Chart{Title: "Brokers' CPU per message by listener", X: tlsAxis, Y: "µs of broker CPU per message",
+			Series: []results.Series{ser.cpu}, XNames: tlsAxisNames})
+	}
+	if len(ser.fixed.Points)+len(ser.bound.Points) == 0 {
+		return out
+	}
+	rel := results.Chart{Title: "Throughput relative to PLAINTEXT", X: tlsAxis, Y: "rate relative to PLAINTEXT's", Series: []results.Series{ser.fixed}, XNames: tlsAxisNames}
+	if len(ser.bound.Points) > 0 {
+		rel.Series = append(rel.Series, ser.bound, results.Series{Name: "Instaclustr, R6g on Java 11", Kind: results.SeriesArticle,
+			Source: "002, encryption off against on", Points: []results.Point{{X: 0, Y: 1}, {X: 1, Y: instaclustrTLSRatio}}})
+	}
+	return append(out, rel)
+}
