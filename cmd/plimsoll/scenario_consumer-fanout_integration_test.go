@@ -3,54 +3,19 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/plimsoll/plimsoll/results"
-	"github.com/plimsoll/plimsoll/scenario"
 )
 
-// scenloadExecute runs a scenario's short mode on the cluster in dir, each of its plimsoll
-// commands in this process (the scenario command is not on main yet: the lead switches this to
-// `plimsoll scenario run NAME --mode short` when it is).
+// scenloadExecute runs a scenario's short mode through the command line (runScenario) and fails
+// the test on any failure it recorded.
 func scenloadExecute(t *testing.T, name, dir string) results.Scenario {
 	t.Helper()
-	s, err := scenario.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	if keep := os.Getenv("PLIMSOLL_KEEP_SCENARIO"); keep != "" { // to record a unit test's outputs
-		out = filepath.Join(keep, name)
-	}
-	start := time.Now()
-	defer func() { t.Logf("scenario %s took %.1f s", name, time.Since(start).Seconds()) }()
-	env := &scenario.Env{Out: out, Mode: scenario.Short, ClusterDir: dir, Log: io.Discard, Now: time.Now,
-		Exec: func(_ context.Context, args ...string) (int, error) {
-			_, stderr, code := plimsoll(t, args...)
-			if code != 0 {
-				t.Logf("plimsoll %v: exit %d\n%s", args, code, stderr)
-			}
-			return code, nil
-		}}
-	res, err := scenario.Execute(context.Background(), s, env, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := results.LoadScenario(env.Out)
-	if err != nil || back.Name != name || len(back.Charts) != len(res.Charts) {
-		t.Fatalf("the stored record %+v (%v): want the scenario's", back.Name, err)
-	}
+	res, _ := runScenario(t, name, dir, nil)
 	for _, f := range res.Failures {
 		t.Errorf("failure recorded: %s", f)
-	}
-	for _, f := range res.Findings {
-		t.Logf("finding: %s = %g %s (%s)", f.Name, f.Value, f.Unit, f.Text)
 	}
 	return res
 }

@@ -3,44 +3,18 @@
 package main
 
 import (
-	"context"
-	"io"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/plimsoll/plimsoll/results"
-	"github.com/plimsoll/plimsoll/scenario"
 )
 
-// scenpartsExecute runs scenario name's short mode with the overrides set, each plimsoll command
-// it runs in-process (newRootCmd), on the cluster in dir ("" lets the scenario start its own).
-// Until the scenario command is merged, it calls scenario.Execute directly.
+// scenpartsExecute runs a scenario's short mode through the command line (runScenario).
 func scenpartsExecute(t *testing.T, name, dir string, set map[string]string) (results.Scenario, string, error) {
 	t.Helper()
-	s, err := scenario.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	env := &scenario.Env{Out: out, Mode: scenario.Short, ClusterDir: dir, Log: tlog{t}, Now: time.Now,
-		Exec: func(_ context.Context, args ...string) (int, error) {
-			stdout, stderr, code := plimsoll(t, args...)
-			t.Logf("plimsoll %v: exit %d\n%s%s", args, code, stdout, stderr)
-			return code, nil
-		}}
-	start := time.Now()
-	res, err := scenario.Execute(context.Background(), s, env, set)
-	t.Logf("scenario %s took %s", name, time.Since(start).Round(time.Millisecond))
-	return res, out, err
+	res, out := runScenario(t, name, dir, set)
+	return res, out, nil
 }
-
-// tlog writes a scenario's progress lines to the test's log.
-type tlog struct{ t *testing.T }
-
-func (l tlog) Write(p []byte) (int, error) { l.t.Log(string(p)); return len(p), nil }
-
-var _ io.Writer = tlog{}
 
 // scenpartsSeries returns the points of the series called name on the chart titled title.
 func scenpartsSeries(t *testing.T, res results.Scenario, title, name string) []results.Point {
