@@ -3,7 +3,6 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/plimsoll/plimsoll/localkafka"
@@ -51,44 +50,11 @@ func (s clusterSpec) matches(st *localkafka.State) bool {
 }
 
 // onSpecCluster runs fn on a cluster of spec: env.ClusterDir's when it is of that spec, else one
-// started below Out (`plimsoll cluster up --cluster-dir OUT/cluster-SPEC`) and stopped with
-// `cluster down` when fn returns, on error and interrupt too.
-func onSpecCluster(ctx context.Context, env *Env, spec clusterSpec, upArgs []string, fn func(st *localkafka.State) error) (err error) {
-	if env.ClusterDir != "" {
-		if st, err := localkafka.Open(env.ClusterDir); err == nil && spec.matches(st) {
-			return fn(st)
-		}
-	}
-	dir := filepath.Join(env.Out, "cluster-"+spec.String())
-	defer func() {
-		code, derr := env.Plimsoll(context.WithoutCancel(ctx), "", "cluster", "down", "--cluster-dir", dir)
-		if err == nil && (derr != nil || code != 0) {
-			err = fmt.Errorf("cluster down --cluster-dir %s: exit %d: %v", dir, code, derr)
-		}
-	}()
-	args := append([]string{"cluster", "up", "--cluster-dir", dir, "--kafka-version", spec.Version, "--metadata", spec.Metadata}, upArgs...)
-	if code, err := env.Plimsoll(ctx, "", args...); err != nil || code != 0 {
-		return fmt.Errorf("cluster up --cluster-dir %s: exit %d: %v", dir, code, err)
-	}
-	st, err := localkafka.Open(dir)
-	if err != nil {
-		return fmt.Errorf("the scenario's %s cluster: %w", spec.Label(), err)
-	}
-	return fn(st)
-}
-
-// runningCluster opens env.ClusterDir for a check: it must hold a running cluster.
-func runningCluster(dir string) (*localkafka.State, error) {
-	st, err := localkafka.Open(dir)
-	if err != nil {
-		return nil, fmt.Errorf("--cluster-dir: %w (or leave --cluster-dir out: the scenario starts its own)", err)
-	}
-	for _, b := range st.Brokers {
-		if b.ProcState() != localkafka.ProcRunning {
-			return nil, fmt.Errorf("--cluster-dir %s: broker %d is %s; start the cluster (plimsoll cluster up --cluster-dir %s) or leave --cluster-dir out", dir, b.ID, b.ProcState(), dir)
-		}
-	}
-	return st, nil
+// started below Out (`plimsoll cluster up --cluster-dir OUT/cluster-SPEC`) and stopped when fn
+// returns (onClusterIn).
+func onSpecCluster(ctx context.Context, env *Env, spec clusterSpec, upArgs []string, fn func(st *localkafka.State) error) error {
+	args := append([]string{"--kafka-version", spec.Version, "--metadata", spec.Metadata}, upArgs...)
+	return onClusterIn(ctx, env, "cluster-"+spec.String(), spec.matches, args, fn)
 }
 
 // clusterConfig records a cluster in a scenario's configuration, under key's prefix.

@@ -128,23 +128,26 @@ func runMessageOverhead(ctx context.Context, env *Env, p Params) (results.Scenar
 	if err != nil {
 		return results.Scenario{}, err
 	}
-	dir, stop, err := useCluster(ctx, env, "--nic", p["nic"], "--heap", "768m", "--warm-jit", "20s", "--subnet", subnet)
+	var res results.Scenario
+	err = onCluster(ctx, env, []string{"--nic", p["nic"], "--heap", "768m", "--warm-jit", "20s", "--subnet", subnet}, func(st *localkafka.State) error {
+		c, nic, err := nicRate(st.Dir)
+		if err != nil {
+			return err
+		}
+		m := moPredict(cfg, len(c.Brokers), nic)
+		found, failures := moSearches(ctx, env, st.Dir, cfg, m)
+		res = moResult(cfg, found, m)
+		res.Failures = append(res.Failures, failures...)
+		res.Config = map[string]string{"kafka": c.KafkaVersion, "brokers": strconv.Itoa(len(c.Brokers)), "nic": units.Network(nic) + " per direction, each broker",
+			"workload": "replication factor 3, no consumer groups, acks=1, linger.ms=5, no keys; judged by throughput (no latency SLO)",
+			"search":   fmt.Sprintf("growth 1.1, tolerance %v, %s trials after %s of warm-up, no holds", cfg.tolerance, units.Duration(cfg.trial), units.Duration(cfg.warmup)),
+			"cluster":  st.Dir}
+		return nil
+	})
 	if err != nil {
-		return results.Scenario{Failures: []string{err.Error()}}, err
+		res.Failures = append(res.Failures, err.Error())
+		return res, err
 	}
-	defer stop()
-	c, nic, err := nicRate(dir)
-	if err != nil {
-		return results.Scenario{Failures: []string{err.Error()}}, err
-	}
-	m := moPredict(cfg, len(c.Brokers), nic)
-	found, failures := moSearches(ctx, env, dir, cfg, m)
-	res := moResult(cfg, found, m)
-	res.Failures = append(res.Failures, failures...)
-	res.Config = map[string]string{"kafka": c.KafkaVersion, "brokers": strconv.Itoa(len(c.Brokers)), "nic": units.Network(nic) + " per direction, each broker",
-		"workload": "replication factor 3, no consumer groups, acks=1, linger.ms=5, no keys; judged by throughput (no latency SLO)",
-		"search":   fmt.Sprintf("growth 1.1, tolerance %v, %s trials after %s of warm-up, no holds", cfg.tolerance, units.Duration(cfg.trial), units.Duration(cfg.warmup)),
-		"cluster":  dir}
 	return res, nil
 }
 
