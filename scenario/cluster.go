@@ -16,7 +16,8 @@ func onCluster(ctx context.Context, env *Env, upArgs []string, fn func(st *local
 	return onClusterIn(ctx, env, "cluster", func(*localkafka.State) bool { return true }, upArgs, fn)
 }
 
-// onClusterIn runs fn on env.ClusterDir's cluster when one is given and fit says it will do;
+// onClusterIn runs fn on env.ClusterDir's cluster when one is given and fit says it will do (a
+// given cluster that cannot be read is an error, never a reason to start another);
 // else on a cluster it starts in OUT/name (`plimsoll cluster up --cluster-dir OUT/name
 // upArgs...`) and stops with `cluster down` when fn returns, on error and on interrupt too (the
 // stop runs on a context that is not cancelled with ctx). A cluster that failed half-way up is
@@ -24,7 +25,11 @@ func onCluster(ctx context.Context, env *Env, upArgs []string, fn func(st *local
 func onClusterIn(ctx context.Context, env *Env, name string, fit func(*localkafka.State) bool, upArgs []string,
 	fn func(st *localkafka.State) error) (err error) {
 	if env.ClusterDir != "" {
-		if st, err := localkafka.Open(env.ClusterDir); err == nil && fit(st) {
+		st, err := localkafka.Open(env.ClusterDir)
+		if err != nil {
+			return fmt.Errorf("--cluster-dir: %w", err)
+		}
+		if fit(st) {
 			return fn(st)
 		}
 	}
