@@ -12,7 +12,8 @@ import (
 	"github.com/plimsoll/plimsoll/results"
 )
 
-// runScenario runs a scenario's short mode through the command line on the cluster in dir
+// runScenario runs a scenario's short mode through the command line on the cluster in dir, or on
+// the clusters it starts itself when dir is ""
 // (`plimsoll scenario run NAME --mode short --cluster-dir DIR --set k=v ... --out OUT`), checks
 // that it exited 0 and stored its record, and that `plimsoll report OUT` renders its page, and
 // returns the record and OUT. PLIMSOLL_KEEP_SCENARIO=DIR keeps OUT under DIR/NAME, to record a
@@ -23,7 +24,10 @@ func runScenario(t *testing.T, name, dir string, set map[string]string) (results
 	if keep := os.Getenv("PLIMSOLL_KEEP_SCENARIO"); keep != "" {
 		out = filepath.Join(keep, name)
 	}
-	args := []string{"scenario", "run", name, "--mode", "short", "--cluster-dir", dir, "--out", out}
+	args := []string{"scenario", "run", name, "--mode", "short", "--out", out}
+	if dir != "" {
+		args = append(args, "--cluster-dir", dir)
+	}
 	for k, v := range set {
 		args = append(args, "--set", k+"="+v)
 	}

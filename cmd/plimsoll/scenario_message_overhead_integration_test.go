@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/plimsoll/plimsoll/results"
 )
@@ -26,17 +24,7 @@ import (
 // (about ±2%), as much as the 2-point check allows. So the scenario searches each size twice,
 // in both orders, and the check uses the geometric mean of the two (docs/heroku-check.md).
 func messageOverheadCheck(t *testing.T, dir string) {
-	out := filepath.Join(t.TempDir(), "mo")
-	start := time.Now()
-	stdout, stderr, code := plimsoll(t, "scenario", "run", "message-overhead", "--mode", "short", "--cluster-dir", dir, "--out", out)
-	t.Logf("scenario run message-overhead --mode short: %s\n%s", time.Since(start).Round(time.Second), stdout)
-	if code != 0 {
-		t.Fatalf("scenario run: exit %d\n%s", code, stderr)
-	}
-	rec, err := results.LoadScenario(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, out := runScenario(t, "message-overhead", dir, nil)
 	t.Logf("%d trials in %d searches", moTrials(t, rec, out), len(rec.Commands))
 	if len(rec.Failures) > 0 {
 		t.Fatalf("the searches failed: %q", rec.Failures)
@@ -60,12 +48,6 @@ func messageOverheadCheck(t *testing.T, dir string) {
 	t.Logf("108 B / 100 B: sustainable rates %.4f, wire bytes predict %.4f", got, want)
 	if math.Abs(got-want) > 0.02 {
 		t.Errorf("108/100 B rate ratio %.4f, wire bytes predict %.4f: more than 2 points apart", got, want)
-	}
-	if _, stderr, code := plimsoll(t, "report", out); code != 0 {
-		t.Errorf("report: exit %d\n%s", code, stderr)
-	}
-	if page, err := os.ReadFile(filepath.Join(out, "index.html")); err != nil || len(page) == 0 {
-		t.Errorf("no page after report (%v)", err)
 	}
 }
 

@@ -2,14 +2,7 @@
 
 package main
 
-import (
-	"os"
-	"path/filepath"
-	"testing"
-	"time"
-
-	"github.com/plimsoll/plimsoll/results"
-)
+import "testing"
 
 // TestScenarioTLSCost runs `plimsoll scenario run tls-cost --mode short`: one repetition a
 // side of PLAINTEXT against SSL, each on a fresh 1-broker cluster (as the A/B tests keep their
@@ -17,17 +10,7 @@ import (
 // decrypts (and, for consumers, the zero-copy send PLAINTEXT has), so with large messages its
 // CPU per message must come out above PLAINTEXT's; the report must render.
 func TestScenarioTLSCost(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "tls")
-	start := time.Now()
-	stdout, stderr, code := plimsoll(t, "scenario", "run", "tls-cost", "--mode", "short", "--out", out)
-	t.Logf("scenario run tls-cost --mode short: %s\n%s", time.Since(start).Round(time.Second), stdout)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	rec, err := results.LoadScenario(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, _ := runScenario(t, "tls-cost", "", nil)
 	if len(rec.Failures) > 0 {
 		t.Errorf("failures: %q", rec.Failures)
 	}
@@ -38,11 +21,5 @@ func TestScenarioTLSCost(t *testing.T) {
 	t.Logf("brokers' CPU per message: PLAINTEXT %.1f µs, SSL %.1f µs (%.2fx)", cpu[0].Y, cpu[1].Y, cpu[1].Y/cpu[0].Y)
 	if !(cpu[1].Y > cpu[0].Y) {
 		t.Errorf("brokers' CPU per message with SSL %.1f µs, PLAINTEXT %.1f µs: want SSL above", cpu[1].Y, cpu[0].Y)
-	}
-	if _, stderr, code := plimsoll(t, "report", out); code != 0 {
-		t.Errorf("report: exit %d\n%s", code, stderr)
-	}
-	if page, err := os.ReadFile(filepath.Join(out, "index.html")); err != nil || len(page) == 0 {
-		t.Errorf("no page (%v)", err)
 	}
 }
