@@ -22,7 +22,7 @@ func newReportCmd() *cobra.Command {
 	var om *outputMode
 	cmd := &cobra.Command{
 		Use:   "report DIR | report FILE.json",
-		Short: "Render a limit search's, an A/B experiment's or an OMB result file's results as a self-contained HTML report",
+		Short: "Render a limit search's, an A/B experiment's, a scenario's or an OMB result file's results as a self-contained HTML report",
 		Long: `report reads DIR/results.jsonl, written by plimsoll limit, and writes DIR/index.html (charts of
 the boundary in msgs/s and MB/s against message size with the model's prediction, every trial
 with its verdict, the USE table at each boundary point, latency percentiles), DIR/boundary.png
@@ -43,53 +43,62 @@ marked as imported from OMB, its rates and latency aggregates, and charts of its
 series and latency quantiles. An OMB file has no USE table, no verdict and no histograms.
 The HTML needs no network to view.`,
 		Example: "  plimsoll report plimsoll-limit\n  plimsoll report --text lim1\n  plimsoll report plimsoll-ab\n  plimsoll report kafka-omb-result.json",
-		Args:    argsNamed(1, "DIR", "the directory a limit search or an A/B experiment wrote (plimsoll limit --out DIR, plimsoll compare --a/--b --out DIR), or an OMB result file"),
+		Args:    argsNamed(1, "DIR", "the directory a limit search, an A/B experiment or a scenario wrote (plimsoll limit --out DIR, plimsoll compare --a/--b --out DIR, plimsoll scenario run --out DIR), or an OMB result file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if text && om.json {
 				return usageErrf("--text and --json are two renderings of the report: give one of them")
 			}
-			text = text || om.json
-			dir := args[0]
-			if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-				return reportFile(cmd.OutOrStdout(), dir, text)
-			}
-			if report.ScenarioDir(dir) {
-				return reportScenario(cmd.OutOrStdout(), dir, text, om.json)
-			}
-			store := filepath.Join(dir, "results.jsonl")
-			if _, err := os.Stat(store); errors.Is(err, os.ErrNotExist) {
-				if _, err := os.Stat(filepath.Join(dir, arms.ManifestFile)); err == nil {
-					return reportAB(cmd.OutOrStdout(), dir, text, om.json)
-				}
-				return usageErrf("%s not found, nor %s: give a directory written by plimsoll limit --out or by plimsoll compare --a/--b --out",
-					store, filepath.Join(dir, arms.ManifestFile))
-			}
-			sf, err := results.LoadSearch(store)
-			if errors.Is(err, results.ErrSchema) || errors.Is(err, results.ErrNoSearch) {
-				return usageErr(err)
-			}
-			if err != nil {
-				return err
-			}
-			for _, w := range sf.Warnings {
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v\n", w)
-			}
-			switch {
-			case om.json:
-				return report.SearchJSON(cmd.OutOrStdout(), sf, "")
-			case text:
-				return report.Text(cmd.OutOrStdout(), sf)
-			}
-			if err := report.WriteDir(dir, sf); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", filepath.Join(dir, "index.html"))
-			return nil
+			return reportPath(cmd, args[0], text || om.json, om.json)
 		},
 	}
 	cmd.Flags().BoolVar(&text, "text", false, "print the report as text instead")
 	om = addOutputFlags(cmd, "instead of writing the page: a search's as limit --json prints it (schema "+report.SearchSchema+"), an A/B experiment's comparison as compare --json")
 	return cmd
+}
+
+// reportPath renders what path holds: an OMB result file, a scenario's directory, an A/B
+// experiment's or a limit search's; text for a terminal, asJSON the record.
+func reportPath(cmd *cobra.Command, path string, text, asJSON bool) error {
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+		return reportFile(cmd.OutOrStdout(), path, text)
+	}
+	if report.ScenarioDir(path) {
+		return reportScenario(cmd.OutOrStdout(), path, text, asJSON)
+	}
+	store := filepath.Join(path, "results.jsonl")
+	if _, err := os.Stat(store); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(path, arms.ManifestFile)); err == nil {
+			return reportAB(cmd.OutOrStdout(), path, text, asJSON)
+		}
+		return usageErrf("%s not found, nor %s: give a directory written by plimsoll limit --out or by plimsoll compare --a/--b --out",
+			store, filepath.Join(path, arms.ManifestFile))
+	}
+	return reportSearch(cmd, path, store, text, asJSON)
+}
+
+// reportSearch renders the limit search whose results file is store, in dir.
+func reportSearch(cmd *cobra.Command, dir, store string, text, asJSON bool) error {
+	sf, err := results.LoadSearch(store)
+	if errors.Is(err, results.ErrSchema) || errors.Is(err, results.ErrNoSearch) {
+		return usageErr(err)
+	}
+	if err != nil {
+		return err
+	}
+	for _, w := range sf.Warnings {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v\n", w)
+	}
+	switch {
+	case asJSON:
+		return report.SearchJSON(cmd.OutOrStdout(), sf, "")
+	case text:
+		return report.Text(cmd.OutOrStdout(), sf)
+	}
+	if err := report.WriteDir(dir, sf); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", filepath.Join(dir, "index.html"))
+	return nil
 }
 
 // reportAB renders the A/B experiment in dir: its page, or with text the driver's output, or
