@@ -14,6 +14,7 @@ import (
 	"github.com/plimsoll/plimsoll/trial"
 	"github.com/plimsoll/plimsoll/units"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func init() { subcommands = append(subcommands, newClusterCmd) }
@@ -58,7 +59,6 @@ command returns; its state lives in --cluster-dir.`,
 func newClusterUpCmd(dir *string) *cobra.Command {
 	uf := &clusterUpFlags{}
 	var om *outputMode
-	o := &uf.o
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Start a local Kafka cluster and wait until every broker is registered",
@@ -83,27 +83,16 @@ beside it:
   plimsoll cluster up --kafka-version 3.9.1 --metadata zookeeper --cluster-dir /tmp/kafka-zk
   PLIMSOLL_SASL_PASSWORD=secret plimsoll cluster up --tls --sasl-user bench`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, err := uf.options(*dir)
-			if err != nil {
-				return err
-			}
-			o.Log = cmd.ErrOrStderr()
-			ctx, cancel := interruptible()
-			defer cancel()
-			c, err := localkafka.Up(ctx, o)
-			if err != nil {
-				return clusterErr(err)
-			}
-			w := &trial.Where{Local: c, Target: c.Target(), NIC: c.NIC}
-			if err := trial.WarmLocal(ctx, w, uf.warm, cmd.ErrOrStderr()); err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v; the cluster is up, but its first trials will measure brokers that are still compiling\n", err)
-			}
-			return printStatus(cmd, c.Status(), om.json)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return uf.run(cmd, *dir, om.json) },
 	}
 	om = addOutputFlags(cmd, "the cluster as cluster status --json prints it (README)")
-	f := cmd.Flags()
+	uf.register(cmd.Flags())
+	return cmd
+}
+
+// register declares cluster up's flags on f.
+func (uf *clusterUpFlags) register(f *pflag.FlagSet) {
+	o := &uf.o
 	f.IntVar(&o.Brokers, "brokers", 3, "number of brokers (the first 3 also form the KRaft controller quorum)")
 	f.StringVar(&o.KafkaVersion, "kafka-version", localkafka.DefaultKafkaVersion, "Apache Kafka release to run (3.3 or later; e.g. 4.1.0, 3.9.1)")
 	f.StringVar(&o.Java, "java", "java", "java binary the brokers run on, e.g. /usr/lib/jvm/temurin-25-jdk-amd64/bin/java (default: the one on PATH)")
@@ -119,7 +108,26 @@ beside it:
 	f.StringVar(&o.Security.SASLUser, "sasl-user", "", "add a SASL_PLAINTEXT client listener (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) for this user")
 	f.BoolVar(&o.Security.Authorizer, "authorizer", false, "turn on Kafka's StandardAuthorizer: secure listeners' clients may do only what ACLs allow (PLAINTEXT's anonymous clients are the super user)")
 	f.StringVar(&uf.saslPassEnv, "sasl-password-env", "PLIMSOLL_SASL_PASSWORD", "environment variable holding the --sasl-user password (never a flag: it would show in ps)")
-	return cmd
+}
+
+// run starts the cluster the flags describe in dir, warms its JVMs and prints its status.
+func (uf *clusterUpFlags) run(cmd *cobra.Command, dir string, asJSON bool) error {
+	o, err := uf.options(dir)
+	if err != nil {
+		return err
+	}
+	o.Log = cmd.ErrOrStderr()
+	ctx, cancel := interruptible()
+	defer cancel()
+	c, err := localkafka.Up(ctx, o)
+	if err != nil {
+		return clusterErr(err)
+	}
+	w := &trial.Where{Local: c, Target: c.Target(), NIC: c.NIC}
+	if err := trial.WarmLocal(ctx, w, uf.warm, cmd.ErrOrStderr()); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v; the cluster is up, but its first trials will measure brokers that are still compiling\n", err)
+	}
+	return printStatus(cmd, c.Status(), asJSON)
 }
 
 // clusterUpFlags are `plimsoll cluster up`'s flags beyond the options they fill directly.
