@@ -124,3 +124,19 @@ func TestPartitionsChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestSerialisationCaveat: a ratio drawn from a run judged invalid (the generator set its rate)
+// says so; one from runs the cluster bound does not.
+func TestSerialisationCaveat(t *testing.T) {
+	pl := ptPlan{brokers: 3, perBroker: map[int]bool{3: true, 24: true}}
+	for _, c := range []struct {
+		states [2]string
+		caveat bool
+	}{{[2]string{"ok", "overloaded"}, false}, {[2]string{"invalid", "ok"}, true}, {[2]string{"ok", "invalid"}, true}} {
+		pts := []ptPoint{{partitions: 3, msgs: 30000, p99: 5, state: c.states[0]}, {partitions: 24, msgs: 36000, p99: 6, state: c.states[1]}}
+		f := ptSerialisation(pts, pl)
+		if len(f) != 1 || f[0].Value != 1.2 || strings.Contains(f[0].Text, invalidCaveat) != c.caveat {
+			t.Errorf("states %v: finding %+v, want ratio 1.2 with the caveat %v", c.states, f, c.caveat)
+		}
+	}
+}
