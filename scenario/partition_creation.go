@@ -13,11 +13,7 @@ import (
 )
 
 // seed002 is Instaclustr's talk, whose experiments 2 to 4 the partition scenarios repeat.
-var seed002 = results.Source{
-	Seed:     "002",
-	Title:    "The Impact of Hardware and Software Version Changes on Apache Kafka Performance and Scalability (Instaclustr, ApacheCon NA 2022)",
-	Hardware: "3 x AWS r6g.large (2 Graviton2 cores, 16 GiB), Kafka 3.1.1, ZooKeeper and KRaft; the partition ceiling on one large EC2 instance, Kafka 3.2.1",
-}
+var seed002 = instaclustr("3 x AWS r6g.large (2 Graviton2 cores, 16 GiB), Kafka 3.1.1, ZooKeeper and KRaft; the partition ceiling on one large EC2 instance, Kafka 3.2.1")
 
 func init() {
 	register(Scenario{

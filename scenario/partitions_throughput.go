@@ -30,8 +30,7 @@ func init() {
 		Sources: []results.Source{
 			{Seed: "000", Title: "Netflix: the number of Kafka partitions when using compression/batching (2014)",
 				Hardware: "3 brokers on i2.2xlarge (8 cores), Kafka 0.8.1.1, rf 2, snappy, batch 8192, acks 1, 300 producers of 2-2.5 KB JSON"},
-			{Seed: "002", Title: "Instaclustr: the impact of hardware and software version changes on Kafka performance (ApacheCon NA 2022)",
-				Hardware: "3 nodes of AWS r6g.large, Kafka 3.1.1, ZooKeeper and KRaft"},
+			instaclustr("3 nodes of AWS r6g.large, Kafka 3.1.1, ZooKeeper and KRaft"),
 		},
 		Params: []Param{
 			{Name: "leaders-per-broker", Short: "1,8", Full: "1,2,3,4,5,6,8,12,16", Doc: "leader partitions per broker, one run each"},

@@ -15,10 +15,10 @@ import (
 	"github.com/plimsoll/plimsoll/units"
 )
 
-// instaclustr is seed 002: on AWS R6g (Graviton2) with Java 11, client-to-broker encryption cost
-// two thirds of the throughput, its CPU profile dominated by crypto.
-var instaclustr = results.Source{Seed: "002", Title: "Instaclustr: hardware and software changes against Kafka's performance (2022)",
-	Hardware: "AWS R5 (Intel) and R6g (Graviton2) brokers, gp3 disks, Java 11 (OpenJDK, Amazon Corretto), client-to-broker encryption"}
+// tlsSource is seed 002's encryption experiment: on AWS R6g (Graviton2) with Java 11,
+// client-to-broker encryption cost two thirds of the throughput, its CPU profile dominated by
+// crypto.
+var tlsSource = instaclustr("AWS R5 (Intel) and R6g (Graviton2) brokers, gp3 disks, Java 11 (OpenJDK, Amazon Corretto), client-to-broker encryption")
 
 // instaclustrTLSRatio is 002's figure: turning encryption off on R6g gave 200% more throughput
 // (3x), so with TLS it ran at a third of its plaintext rate (Java 11 had no fast AES there).
@@ -35,7 +35,7 @@ func init() {
 			"listener=plaintext --b listener=ssl, and SASL_SSL with SCRAM), interleaved and repeated, and sets the brokers' " +
 			"CPU per message and the throughput side by side: at a fixed rate, and in full mode also the boundary of a limit " +
 			"search, beside Instaclustr's (002) throughput with encryption on and off.",
-		Sources: []results.Source{instaclustr},
+		Sources: []results.Source{tlsSource},
 		Params: []Param{
 			{Name: "listeners", Short: "ssl", Full: "ssl,sasl_ssl", Doc: "the secure listeners each compared with PLAINTEXT: ssl, sasl_ssl"},
 			{Name: "brokers", Short: "1", Full: "3", Doc: "brokers of each arm's cluster"},
