@@ -12,10 +12,7 @@ import (
 // maps per partition measured near the model's 2 or below it.
 func TestScenarioMaxPartitions(t *testing.T) {
 	up(t)
-	res, _, err := scenpartsExecute(t, "max-partitions", clusterDir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, _ := runScenario(t, "max-partitions", clusterDir, nil)
 	f := map[string]float64{}
 	for _, x := range res.Findings {
 		f[x.Name] = x.Value

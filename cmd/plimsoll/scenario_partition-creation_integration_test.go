@@ -9,13 +9,6 @@ import (
 	"github.com/plimsoll/plimsoll/results"
 )
 
-// scenpartsExecute runs a scenario's short mode through the command line (runScenario).
-func scenpartsExecute(t *testing.T, name, dir string, set map[string]string) (results.Scenario, string, error) {
-	t.Helper()
-	res, out := runScenario(t, name, dir, set)
-	return res, out, nil
-}
-
 // scenpartsSeries returns the points of the series called name on the chart titled title.
 func scenpartsSeries(t *testing.T, res results.Scenario, title, name string) []results.Point {
 	t.Helper()
@@ -37,11 +30,8 @@ func scenpartsSeries(t *testing.T, res results.Scenario, title, name string) []r
 // last increment takes at least half as long as the first (see risesOrHolds).
 func TestScenarioPartitionCreation(t *testing.T) {
 	st := up(t)
-	res, _, err := scenpartsExecute(t, "partition-creation", clusterDir, map[string]string{
+	res, _ := runScenario(t, "partition-creation", clusterDir, map[string]string{
 		"clusters": "kraft-" + st.KafkaVersion + ",kraft-3.9.1,zookeeper-3.9.1", "brokers": "1", "heap": "512m"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, name := range []string{"KRaft " + st.KafkaVersion, "KRaft 3.9.1", "ZooKeeper 3.9.1"} {
 		pts := scenpartsSeries(t, res, "Time to create each increment until every broker sees it", name)
 		for _, p := range pts {

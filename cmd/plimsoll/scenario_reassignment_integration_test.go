@@ -11,10 +11,7 @@ import (
 // empty and once holding 16 MB.
 func TestScenarioReassignment(t *testing.T) {
 	up(t)
-	res, _, err := scenpartsExecute(t, "reassignment", clusterDir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, _ := runScenario(t, "reassignment", clusterDir, nil)
 	pts := scenpartsSeries(t, res, "Time to move every replica off one broker", "KRaft 4.1.0")
 	for _, p := range pts {
 		t.Logf("%g MB: %.3f s %s", p.X, p.Y, p.Note)
