@@ -117,11 +117,13 @@ func Up(ctx context.Context, o Options) (*State, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	_, statErr := os.Stat(o.Dir)
 	unlock, err := lockDir(o.Dir)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	defer leaveNothing(o.Dir, os.IsNotExist(statErr))
 	c, err := stoppedOrNone(o)
 	if err != nil {
 		return c, err
@@ -136,10 +138,22 @@ func Up(ctx context.Context, o Options) (*State, error) {
 			return nil, err
 		}
 	}
-	if err := c.prepare(ctx, fresh); err != nil {
+	if err := c.prepare(ctx, fresh, o.Log); err != nil {
 		return nil, err
 	}
 	return c, c.startAll(ctx, fresh, o)
+}
+
+// leaveNothing removes the lock file of a directory holding no cluster after a failed Up, and the
+// directory too when Up made it: a failed start leaves no half-made cluster directory behind.
+func leaveNothing(dir string, made bool) {
+	if _, err := os.Stat(statePath(dir)); !os.IsNotExist(err) {
+		return
+	}
+	os.Remove(filepath.Join(dir, ".lock"))
+	if made {
+		os.Remove(dir) // only succeeds if empty
+	}
 }
 
 // stoppedOrNone opens the cluster in o.Dir: nil when there is none, the state of a stopped one
@@ -192,8 +206,8 @@ func prerequisites(ctx context.Context, c *State, o *Options) (Dist, error) {
 
 // prepare sets up the network and, for a fresh cluster, writes its configuration and formats its
 // storage, undoing what it did when a step fails.
-func (c *State) prepare(ctx context.Context, fresh bool) error {
-	if err := c.setupNetwork(); err != nil {
+func (c *State) prepare(ctx context.Context, fresh bool, log io.Writer) error {
+	if err := c.setupNetwork(log); err != nil {
 		return err
 	}
 	if !fresh {
@@ -394,7 +408,7 @@ func (c *State) removeAll() {
 }
 
 // setupNetwork makes the emulated NICs when the cluster has them (a no-op on loopback).
-func (c *State) setupNetwork() error {
+func (c *State) setupNetwork(log io.Writer) error {
 	if c.NIC <= 0 {
 		return nil
 	}
@@ -402,7 +416,7 @@ func (c *State) setupNetwork() error {
 	if err != nil {
 		return err
 	}
-	return n.setup(c)
+	return n.setup(c, log)
 }
 
 // teardownNetwork removes the emulated NICs, if any.

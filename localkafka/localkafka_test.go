@@ -215,3 +215,39 @@ func TestMetadataValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestGatewayHolder(t *testing.T) {
+	out := "1: lo    inet 127.0.0.1/8 scope host lo\\       valid_lft forever\n" +
+		"5: plbf4bd    inet 198.18.80.1/24 scope global plbf4bd\\       valid_lft forever\n" +
+		"6: plbf4bm    inet 198.18.81.1/24 scope global plbf4bm\\       valid_lft forever\n" +
+		"7: eth0    inet6 fd00::2/64 scope global\\       valid_lft forever\n"
+	for _, tc := range []struct{ addr, want string }{
+		{"198.18.80.1", "plbf4bd"},
+		{"198.18.81.1", "plbf4bm"},
+		{"198.18.8.1", ""}, // a prefix of another address is not it
+		{"198.18.76.1", ""},
+	} {
+		if got := gatewayHolder(out, tc.addr); got != tc.want {
+			t.Errorf("gatewayHolder(%s) = %q, want %q", tc.addr, got, tc.want)
+		}
+	}
+}
+
+func TestNICTag(t *testing.T) {
+	for _, tc := range []struct {
+		iface, tag string
+		ours       bool
+	}{
+		{"plbf4bd", "bf4b", true},
+		{"pl0a9fm", "0a9f", true},
+		{"plbf4bd1", "", false}, // a broker's veth, not a bridge
+		{"plxyzwd", "", false},
+		{"br0", "", false},
+		{"plBF4Bd", "", false},
+	} {
+		tag, ours := nicTag(tc.iface)
+		if tag != tc.tag || ours != tc.ours {
+			t.Errorf("nicTag(%s) = %q, %v; want %q, %v", tc.iface, tag, ours, tc.tag, tc.ours)
+		}
+	}
+}

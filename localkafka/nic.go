@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"math"
 	"net/netip"
 	"os"
@@ -13,6 +14,9 @@ import (
 
 // ErrNoNIC means emulated NICs cannot be made on this machine (not root, or no ip/tc).
 var ErrNoNIC = errors.New("emulated NICs unavailable")
+
+// ErrSubnetUsed means the emulated NICs' subnet is held by something else on this machine.
+var ErrSubnetUsed = errors.New("subnet in use")
 
 // DefaultSubnet is the private /24 the emulated NICs use: 198.18.0.0/15 is reserved for network
 // benchmarking (RFC 2544), so it collides with no real network. The management network (metrics,
@@ -96,14 +100,10 @@ func tbfArgs(op, dev string, bytesPerSec float64) []string {
 }
 
 // setup makes the bridges, namespaces and links for brokers and assigns their addresses.
-func (n nicNet) setup(c *State) error {
+func (n nicNet) setup(c *State, log io.Writer) error {
 	n.teardown() // leftovers of a crashed cluster in the same directory
-	if out, err := exec.Command("ip", "-o", "addr", "show").Output(); err == nil {
-		for _, gw := range []string{n.host(n.data, 1), n.host(n.mgmt, 1)} {
-			if strings.Contains(string(out), " "+gw+"/") {
-				return fmt.Errorf("%w: %s is already used on this machine (another cluster with emulated NICs?): pick another --subnet", ErrNoNIC, gw)
-			}
-		}
+	if err := n.claimGateways(log); err != nil {
+		return err
 	}
 	steps := [][]string{
 		{"ip", "link", "add", n.bridge("d"), "type", "bridge"},
@@ -143,6 +143,77 @@ func (n nicNet) setup(c *State) error {
 		}
 	}
 	return nil
+}
+
+// claimGateways makes sure this cluster's two gateway addresses are free. One held by the NICs of
+// another plimsoll cluster with no process left in any of its namespaces (a cluster killed before
+// its `down`, whose directory may be gone) is reclaimed, saying so on log; one held by a live
+// cluster or by anything else is an error naming the interface.
+func (n nicNet) claimGateways(log io.Writer) error {
+	out, err := exec.Command("ip", "-o", "addr", "show").Output()
+	if err != nil {
+		return nil // the steps below will fail with ip's own words
+	}
+	for _, gw := range []string{n.host(n.data, 1), n.host(n.mgmt, 1)} {
+		iface := gatewayHolder(string(out), gw)
+		if iface == "" {
+			continue
+		}
+		tag, ours := nicTag(iface)
+		if !ours {
+			return fmt.Errorf("%w: %s is already used on this machine by %s, which plimsoll did not make", ErrSubnetUsed, gw, iface)
+		}
+		other := nicNet{tag: tag}
+		if pids := other.pids(); len(pids) > 0 {
+			return fmt.Errorf("%w: %s is already used by another running cluster's emulated NICs (bridge %s, broker pids %s)", ErrSubnetUsed, gw, iface, strings.Join(pids, " "))
+		}
+		fmt.Fprintf(log, "reclaiming %s from bridge %s: no process is left in its cluster's namespaces (a cluster killed before its `down`)\n", gw, iface)
+		other.teardown()
+	}
+	return nil
+}
+
+// gatewayHolder names the interface that holds addr in `ip -o addr show` output, or "".
+func gatewayHolder(ipAddrOut, addr string) string {
+	for _, line := range strings.Split(ipAddrOut, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 4 && f[2] == "inet" && strings.HasPrefix(f[3], addr+"/") {
+			return f[1]
+		}
+	}
+	return ""
+}
+
+// nicTag gives the cluster tag of one of plimsoll's bridges (plXXXXd or plXXXXm).
+func nicTag(iface string) (string, bool) {
+	if len(iface) != 7 || !strings.HasPrefix(iface, "pl") || (iface[6] != 'd' && iface[6] != 'm') {
+		return "", false
+	}
+	for _, r := range iface[2:6] {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return "", false
+		}
+	}
+	return iface[2:6], true
+}
+
+// pids lists the processes living in this cluster's broker namespaces.
+func (n nicNet) pids() []string {
+	out, err := exec.Command("ip", "netns", "list").Output()
+	if err != nil {
+		return nil
+	}
+	var pids []string
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || !strings.HasPrefix(f[0], "plimsoll-"+n.tag+"-") {
+			continue
+		}
+		if p, err := exec.Command("ip", "netns", "pids", f[0]).Output(); err == nil {
+			pids = append(pids, strings.Fields(string(p))...)
+		}
+	}
+	return pids
 }
 
 // shape sets (or changes) the broker's data link to bytesPerSec in each direction.

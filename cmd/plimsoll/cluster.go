@@ -176,6 +176,15 @@ func (uf *clusterUpFlags) options(dir string) (localkafka.Options, error) {
 	return o, nil
 }
 
+// freeSubnetHint names a /24 free for emulated NICs now, or says how to find one.
+func freeSubnetHint() string {
+	s, err := localkafka.FreeSubnet()
+	if err != nil {
+		return "see `ip -o addr show`"
+	}
+	return s
+}
+
 // clusterErr adds the fix for the errors a user can act on.
 func clusterErr(err error) error {
 	switch {
@@ -183,6 +192,8 @@ func clusterErr(err error) error {
 		return &cliError{code: ExitOK, err: err, hint: "use `plimsoll cluster status` to see it, or `plimsoll cluster down` first"}
 	case errors.Is(err, localkafka.ErrNoNIC):
 		return &cliError{code: ExitError, err: err, hint: "run as root with iproute2 installed, or leave out --nic to use loopback"}
+	case errors.Is(err, localkafka.ErrSubnetUsed):
+		return &cliError{code: ExitError, err: err, hint: "pick another --subnet (a free one: " + freeSubnetHint() + "), or stop the cluster that holds it"}
 	case errors.Is(err, localkafka.ErrNoSuchKafka):
 		return usageErr(err)
 	case errors.Is(err, localkafka.ErrNoCluster), errors.Is(err, localkafka.ErrNoBroker):
