@@ -29,6 +29,9 @@ func slowLinkCheck(t *testing.T, dir string) {
 	low, state, _, why := run("250")
 	in, out := useRow(t, low, "broker 2", "network in"), useRow(t, low, "broker 2", "network out")
 	t.Logf("250 msgs/s: %s; broker 2 in %+v / %+v, out %+v / %+v\n%s", state, in.Saturation, in.Errors, out.Saturation, out.Errors, why)
+	if state != "ok" {
+		t.Errorf("250 msgs/s, at most 55%% of any link: verdict %s, want ok\n%s", state, why)
+	}
 	if d := shaperDrops(t, in.Errors); d != 0 {
 		t.Errorf("at 55%% of broker 2's link its inbound shaper dropped %v packets/s, want 0", d)
 	}

@@ -4,6 +4,8 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/plimsoll/plimsoll/results"
@@ -11,13 +13,13 @@ import (
 
 // scenloadExecute runs a scenario's short mode through the command line (runScenario) and fails
 // the test on any failure it recorded.
-func scenloadExecute(t *testing.T, name, dir string) results.Scenario {
+func scenloadExecute(t *testing.T, name, dir string) (results.Scenario, string) {
 	t.Helper()
-	res, _ := runScenario(t, name, dir, nil)
+	res, out := runScenario(t, name, dir, nil)
 	for _, f := range res.Failures {
 		t.Errorf("failure recorded: %s", f)
 	}
-	return res
+	return res, out
 }
 
 // scenloadSeries is the points of the named series of the chart whose title starts with title.
@@ -36,9 +38,16 @@ func scenloadSeries(t *testing.T, res results.Scenario, title string, series int
 // behind 16 Mbit/s links): one run per 0, 2 and 4 consumer groups at 1.3 times the model's
 // boundary. The rate the cluster carried falls as groups are added (network out binds from 2 on
 // this shape), stays within the band measured below the model's line, and the busiest link is
-// its inbound one without groups and its outbound one with 4.
+// its inbound one without groups and its outbound one with 4. The run without groups, well above
+// the links' capacity, is overloaded by the network with its traffic crossing the shaped links
+// (linksCarryTheLoad).
 func consumerFanoutCheck(t *testing.T, dir string) {
-	res := scenloadExecute(t, "consumer-fanout", dir)
+	res, outDir := scenloadExecute(t, "consumer-fanout", dir)
+	none := filepath.Join(outDir, "groups-0")
+	if state, bottleneck, _, why := verdictOf(t, none); state != "overloaded" || !strings.Contains(bottleneck, "network") {
+		t.Errorf("0 groups at 1.3 times the model: verdict %s, bottleneck %q, want overloaded by the network\n%s", state, bottleneck, why)
+	}
+	linksCarryTheLoad(t, useOf(t, none))
 	measured := scenloadSeries(t, res, "Sustainable rate", 0)
 	line := scenloadSeries(t, res, "Sustainable rate", 1)
 	if len(measured) != 3 {

@@ -19,7 +19,7 @@ import (
 // mode's sizes, 1.97 with 256 KiB buffers and 32 KiB batches.
 func TestScenarioPartitionsThroughput(t *testing.T) {
 	up(t)
-	res := scenloadExecute(t, "partitions-throughput", clusterDir)
+	res, _ := scenloadExecute(t, "partitions-throughput", clusterDir)
 	perBroker := scenloadSeries(t, res, "Sustained rate against leader partitions per broker", 0)
 	p99 := scenloadSeries(t, res, "p99 publish latency against leader partitions per broker", 0)
 	total := scenloadSeries(t, res, "Sustained rate against total partitions", 0)
