@@ -20,7 +20,11 @@ import (
 )
 
 // TestLimitSearchAndResume runs a short search with the real binary, kills it after its first
-// finished trial, resumes it, and checks the boundary and the report.
+// finished trial, resumes it, and checks the boundary and the report. It searches 1 KB and 2 KB
+// from --start-rate 10,000 msgs/s, near where this host's shared cluster has put the 1 KB
+// boundary (13,454 safe, 16,000 overloaded): with 100 B and 1 KB from the default 1 MB/s start
+// it took 12 to 23 trials (161 to 330 s), as 100 B's ceiling and SLO limit sometimes part and
+// 1 KB then climbed from 100 B's boundary at equal bytes/s.
 func TestLimitSearchAndResume(t *testing.T) {
 	up(t)
 	bin, err := filepath.Abs("../../bin/plimsoll")
@@ -31,7 +35,7 @@ func TestLimitSearchAndResume(t *testing.T) {
 		t.Skipf("%s not built (make test builds it): %v", bin, err)
 	}
 	out := t.TempDir()
-	args := []string{"limit", "--cluster-dir", clusterDir, "--message-sizes", "100,1000", "--tolerance", "0.3",
+	args := []string{"limit", "--cluster-dir", clusterDir, "--message-sizes", "1000,2000", "--start-rate", "10000", "--tolerance", "0.3",
 		"--trial-duration", "6s", "--warmup", "3s", "--out", out, "--drain-timeout", "10s"}
 
 	// First run: killed once a trial has been stored.
