@@ -61,7 +61,7 @@ func TestVerdictFarAboveCapacity(t *testing.T) {
 	up(t)
 	out := t.TempDir()
 	_, stderr, code := plimsoll(t, "run", "--cluster-dir", clusterDir, "--rate", "200000", "--message-size", "1000",
-		"--producers", "2", "--duration", "15s", "--warmup", "5s", "--out", out, "--drain-timeout", "10s")
+		"--producers", "2", "--duration", "8s", "--warmup", "3s", "--out", out, "--drain-timeout", "10s")
 	state, bottleneck, _, why := verdictOf(t, out)
 	if code != ExitOverloaded || state != "overloaded" {
 		t.Fatalf("200 MB/s on a 2-core host: exit %d, verdict %s\n%s%s", code, state, why, stderr)
