@@ -43,3 +43,25 @@ func ActiveController(ctx context.Context, cl *kgo.Client) (int32, error) {
 	}
 	return p.LeaderID, nil
 }
+
+// NotController picks the first of ids that is not the active KRaft controller of the cluster
+// behind cl, for a fault that must not fall on it, and returns the controller with it. It fails
+// when every candidate is the controller.
+func NotController(ctx context.Context, cl *kgo.Client, ids ...int32) (pick, controller int32, err error) {
+	controller, err = ActiveController(ctx, cl)
+	if err != nil {
+		return 0, 0, err
+	}
+	pick, err = firstOther(controller, ids)
+	return pick, controller, err
+}
+
+// firstOther is the first of ids that is not skip.
+func firstOther(skip int32, ids []int32) (int32, error) {
+	for _, id := range ids {
+		if id != skip {
+			return id, nil
+		}
+	}
+	return 0, fmt.Errorf("every candidate %v is the active controller %d", ids, skip)
+}

@@ -251,3 +251,22 @@ func TestNICTag(t *testing.T) {
 		}
 	}
 }
+
+func TestFirstOther(t *testing.T) {
+	for _, tc := range []struct {
+		skip int32
+		ids  []int32
+		want int32
+		err  bool
+	}{
+		{2, []int32{3, 1}, 3, false},
+		{3, []int32{3, 1}, 1, false},
+		{1, []int32{1}, 0, true},
+		{1, nil, 0, true},
+	} {
+		got, err := firstOther(tc.skip, tc.ids)
+		if got != tc.want || (err != nil) != tc.err {
+			t.Errorf("firstOther(%d, %v) = %d, %v; want %d, error %v", tc.skip, tc.ids, got, err, tc.want, tc.err)
+		}
+	}
+}

@@ -280,16 +280,10 @@ func notController(t *testing.T, ids ...int32) int32 {
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	leader, err := localkafka.ActiveController(ctx, cl)
+	victim, leader, err := localkafka.NotController(ctx, cl, ids...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range ids {
-		if id != leader {
-			t.Logf("broker %d is the active controller; broker %d is paused", leader, id)
-			return id
-		}
-	}
-	t.Fatalf("every candidate %v is the active controller %d", ids, leader)
-	return 0
+	t.Logf("broker %d is the active controller; broker %d is paused", leader, victim)
+	return victim
 }

@@ -48,20 +48,6 @@ func TestFaultsUnderLoad(t *testing.T) {
 // it until now, picked the active controller about one time in three (localkafka.ActiveController).
 func notController(t *testing.T, dir string, ids ...int32) int32 {
 	t.Helper()
-	leader := activeController(t, dir)
-	for _, id := range ids {
-		if id != leader {
-			t.Logf("broker %d is the active controller; the fault goes to broker %d", leader, id)
-			return id
-		}
-	}
-	t.Fatalf("every candidate %v is the active controller %d", ids, leader)
-	return 0
-}
-
-// activeController is the active KRaft controller of the cluster in dir.
-func activeController(t *testing.T, dir string) int32 {
-	t.Helper()
 	c, err := localkafka.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -69,11 +55,12 @@ func activeController(t *testing.T, dir string) int32 {
 	_, cl := admin(t, c.Bootstrap())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	id, err := localkafka.ActiveController(ctx, cl)
+	victim, leader, err := localkafka.NotController(ctx, cl, ids...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return id
+	t.Logf("broker %d is the active controller; the fault goes to broker %d", leader, victim)
+	return victim
 }
 
 // healthy fails the test unless every broker of c runs and every partition has its full ISR,
