@@ -82,18 +82,24 @@ func newConsumer(run *runState, g *group, partBase map[string]int, pollLimit int
 
 // loop polls until the client is closed or ctx is done.
 func (c *consumer) loop(ctx context.Context) {
-	for {
-		var fs kgo.Fetches
-		if c.pollLimit > 0 {
-			fs = c.cl.PollRecords(ctx, c.pollLimit)
-		} else {
-			fs = c.cl.PollFetches(ctx)
-		}
-		if fs.IsClientClosed() || ctx.Err() != nil {
-			return
-		}
-		c.handle(fs, c.run.clock.Now())
+	for c.poll(ctx) {
 	}
+}
+
+// poll takes one poll's records and accounts for them; false once the client is closed or ctx
+// is done.
+func (c *consumer) poll(ctx context.Context) bool {
+	var fs kgo.Fetches
+	if c.pollLimit > 0 {
+		fs = c.cl.PollRecords(ctx, c.pollLimit)
+	} else {
+		fs = c.cl.PollFetches(ctx)
+	}
+	if fs.IsClientClosed() || ctx.Err() != nil {
+		return false
+	}
+	c.handle(fs, c.run.clock.Now())
+	return true
 }
 
 // handle accounts for one poll's records. now is when the poll returned: every record in it
