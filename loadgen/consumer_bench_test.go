@@ -93,7 +93,7 @@ type benchSide struct {
 func benchSides() []benchSide {
 	return []benchSide{
 		{name: "franz-go", start: startBare},
-		{name: "plimsoll", start: startPlimsoll},
+		{name: "plimsoll", opts: poolOpts, start: startPlimsoll},
 	}
 }
 
