@@ -9,12 +9,15 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/plimsoll/plimsoll/kafkaprops"
 	"github.com/plimsoll/plimsoll/loadgen/ledger"
 	"github.com/plimsoll/plimsoll/loadgen/pace"
+	"github.com/plimsoll/plimsoll/localkafka"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -33,11 +36,13 @@ import (
 //
 // Fed by kfake in a child process (this test binary, envKfakeServe) by default: the figures
 // then are the client's logic against an in-process-speed broker, good for allocations, not
-// for CPU against real Kafka. PLIMSOLL_BENCH_BOOTSTRAP points it at a real cluster instead
-// (`make bench-consumer` starts one); PLIMSOLL_BENCH_RECORDS sets the records written
-// (default 300000) and PLIMSOLL_BENCH_COMPRESSION the producer's codec (none, lz4, zstd).
+// for CPU against real Kafka. PLIMSOLL_BENCH_BOOTSTRAP points it at a real cluster instead;
+// PLIMSOLL_BENCH_CLUSTER_DIR at a cluster plimsoll started, and then Kafka's own
+// ConsumerPerformance of that cluster's version reads the same topic too (benchJava; `make
+// bench-consumer`). PLIMSOLL_BENCH_RECORDS sets the records written (default 300000) and
+// PLIMSOLL_BENCH_COMPRESSION the producer's codec (none, lz4, zstd).
 func BenchmarkConsumer(b *testing.B) {
-	addrs, records := benchFeed(b)
+	addrs, records, cluster := benchFeed(b)
 	sides := benchSides()
 	sum := make([]benchFigures, len(sides))
 	b.ResetTimer()
@@ -58,6 +63,14 @@ func BenchmarkConsumer(b *testing.B) {
 			b.ReportMetric(f.cpuPer()/ref.cpuPer(), s.name+"/franz-go-cpu")
 		}
 		b.Logf("%-16s %8.2f B/record %8.1f CPU ns/record over %d records (%d passes)", s.name, f.bytesPer(), f.cpuPer(), f.records, b.N)
+	}
+	if cluster != nil {
+		java := benchJava(b, cluster, records)
+		b.ReportMetric(java, "java-cpu-ns/rec")
+		for j, s := range sides {
+			b.ReportMetric(sum[j].cpuPer()/java, s.name+"/java-cpu")
+		}
+		b.Logf("%-16s %8s B/record %8.1f CPU ns/record (ConsumerPerformance, Kafka %s; its allocation is the JVM's, not read)", "java", "-", java, cluster.KafkaVersion)
 	}
 }
 
@@ -191,8 +204,9 @@ func benchConsumerOpts(b *testing.B, addrs []string) []kgo.Opt {
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 }
 
-// benchFeed returns the brokers holding the benchmark's records and how many there are.
-func benchFeed(b *testing.B) ([]string, int64) {
+// benchFeed returns the brokers holding the benchmark's records and how many there are, and
+// the local cluster they are on when PLIMSOLL_BENCH_CLUSTER_DIR names one (nil otherwise).
+func benchFeed(b *testing.B) ([]string, int64, *localkafka.State) {
 	records := int64(300_000)
 	if v := os.Getenv("PLIMSOLL_BENCH_RECORDS"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -201,11 +215,19 @@ func benchFeed(b *testing.B) ([]string, int64) {
 		}
 		records = n
 	}
+	var cluster *localkafka.State
 	addrs := strings.Split(os.Getenv("PLIMSOLL_BENCH_BOOTSTRAP"), ",")
+	if dir := os.Getenv("PLIMSOLL_BENCH_CLUSTER_DIR"); dir != "" {
+		var err error
+		if cluster, err = localkafka.Open(dir); err != nil {
+			b.Fatalf("PLIMSOLL_BENCH_CLUSTER_DIR=%s: %v", dir, err)
+		}
+		addrs = strings.Split(cluster.Bootstrap(), ",")
+	}
 	if addrs[0] == "" {
 		addrs = startKfake(b)
 	}
-	return addrs, seedBench(b, addrs, records)
+	return addrs, seedBench(b, addrs, records), cluster
 }
 
 // startKfake starts this test binary as a kfake cluster (serveKfake) and returns its addresses.
@@ -285,4 +307,67 @@ func endOffsets(ctx context.Context, b *testing.B, adm *kadm.Client) int64 {
 		}
 	})
 	return n
+}
+
+// javaGroups numbers ConsumerPerformance's groups: each run reads in a new one, from the start.
+var javaGroups atomic.Int64
+
+// benchJava is the CPU per record of Kafka's ConsumerPerformance reading the same topic, from
+// the cluster's own Kafka version: two runs, of a fifth of the records and of all of them, each
+// in a group of its own; the difference of their CPU over the difference of their records
+// leaves the JVM's start-up and the group's join out, as the other sides leave out their first
+// poll.
+func benchJava(b *testing.B, cluster *localkafka.State, records int64) float64 {
+	ctx := context.Background()
+	cp, err := localkafka.ResolveTools(ctx, cluster.KafkaVersion)
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := func(n int64) (float64, int64) {
+		p := localkafka.ConsumerPerf{Classpath: cp, Bootstrap: cluster.Bootstrap(), Topic: benchTopic,
+			Group: fmt.Sprintf("%s-java-%d-%d", benchTopic, os.Getpid(), javaGroups.Add(1)), Messages: n}
+		cmd := exec.CommandContext(ctx, cluster.JavaBin(), p.Args()...)
+		cmd.Stderr = os.Stderr
+		out, err := cmd.Output()
+		if err != nil {
+			b.Fatalf("ConsumerPerformance: %v", err)
+		}
+		got := perfConsumed(b, string(out))
+		ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		if !ok {
+			b.Fatal("no rusage for ConsumerPerformance")
+		}
+		return float64(ru.Utime.Nano() + ru.Stime.Nano()), got
+	}
+	cpuSmall, small := run(records / 5)
+	cpuAll, all := run(records)
+	if all <= small {
+		b.Fatalf("ConsumerPerformance read %d then %d records", small, all)
+	}
+	return (cpuAll - cpuSmall) / float64(all-small)
+}
+
+// perfConsumed reads the records ConsumerPerformance consumed off its summary: the
+// data.consumed.in.nMsg column of the first line after its header with as many columns (a
+// warning may come between).
+func perfConsumed(b *testing.B, out string) int64 {
+	col, width := -1, 0
+	for l := range strings.Lines(out) {
+		cols := strings.Split(l, ",")
+		if col < 0 {
+			for j, c := range cols {
+				if strings.TrimSpace(c) == "data.consumed.in.nMsg" {
+					col, width = j, len(cols)
+				}
+			}
+			continue
+		}
+		if len(cols) == width {
+			if n, err := strconv.ParseInt(strings.TrimSpace(cols[col]), 10, 64); err == nil {
+				return n
+			}
+		}
+	}
+	b.Fatalf("ConsumerPerformance printed no data.consumed.in.nMsg:\n%s", out)
+	return 0
 }
