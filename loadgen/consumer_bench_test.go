@@ -107,10 +107,13 @@ func benchSides() []benchSide {
 	return []benchSide{
 		{name: "franz-go", start: startBare},
 		{name: "plimsoll", opts: poolOpts, start: startPlimsoll},
+		// The floor: franz-go's loop with plimsoll's pools, recycling, and nothing else.
+		{name: "franz-go-pooled", opts: poolOpts, start: startBare},
 	}
 }
 
-// startBare is franz-go's default loop: PollFetches, every record visited.
+// startBare is franz-go's default loop: PollFetches, every record visited (and recycled, when
+// the side's client has pools).
 func startBare(b *testing.B, cl *kgo.Client) (func(context.Context) int64, func(int64)) {
 	var bytes int64
 	poll := func(ctx context.Context) int64 {
@@ -120,7 +123,9 @@ func startBare(b *testing.B, cl *kgo.Client) (func(context.Context) int64, func(
 		}
 		var n int64
 		for it := fs.RecordIter(); !it.Done(); {
-			bytes += int64(len(it.Next().Value))
+			r := it.Next()
+			bytes += int64(len(r.Value))
+			r.Recycle() // nothing unless the client has pools
 			n++
 		}
 		return n
