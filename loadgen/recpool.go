@@ -60,14 +60,17 @@ func (p *recordPools) GetKRecords(n int) []kmsg.Record {
 // PutKRecords implements kgo.PoolKRecords.
 func (p *recordPools) PutKRecords(s []kmsg.Record) { p.mu.Lock(); push(&p.krecs, s); p.mu.Unlock() }
 
-// GetDecompressBytes implements kgo.PoolDecompressBytes; franz-go grows a slice that is too
-// small and puts the grown one back, so the list settles on the batches' decompressed size.
+// GetDecompressBytes implements kgo.PoolDecompressBytes. It hands out the largest free buffer:
+// the compressed size says little of the decompressed one (a ratio of 10 is common), and a
+// buffer too small is grown by franz-go's codec, an allocation of the whole batch again (lz4 and
+// gzip stream through bytes.Buffer.ReadFrom, which also wants 512 bytes to spare at the end).
+// franz-go puts the grown buffer back, so the largest settles on the batches' decompressed size.
 func (p *recordPools) GetDecompressBytes(compressed []byte, _ kgo.CompressionCodecType) []byte {
 	p.mu.Lock()
-	s := pop(&p.bytes, 2*len(compressed))
+	s := popLargest(&p.bytes)
 	p.mu.Unlock()
 	if s == nil {
-		s = make([]byte, 0, 4*len(compressed))
+		s = make([]byte, 0, max(64<<10, 8*len(compressed)))
 	}
 	return s
 }
@@ -91,6 +94,24 @@ func pop[E any](l *[][]E, n int) []E {
 	(*l)[best], (*l)[k] = (*l)[k], nil
 	*l = (*l)[:k]
 	return s[:n]
+}
+
+// popLargest takes the free slice of the largest capacity, or returns nil.
+func popLargest[E any](l *[][]E) []E {
+	if len(*l) == 0 {
+		return nil
+	}
+	best := 0
+	for i, s := range *l {
+		if cap(s) > cap((*l)[best]) {
+			best = i
+		}
+	}
+	s := (*l)[best]
+	k := len(*l) - 1
+	(*l)[best], (*l)[k] = (*l)[k], nil
+	*l = (*l)[:k]
+	return s
 }
 
 // push returns s to the free list; a full list keeps the larger of s and its smallest slice.
