@@ -20,7 +20,7 @@ ROOT      := $(shell [ "$$(id -u)" = 0 ] && echo 1)
 DEMO_DIR  ?= $(CURDIR)/.demo
 REPORT    ?= $(CURDIR)/plimsoll-report
 
-.PHONY: all build test test-nic nic-deps browser-deps unit fuzz integration lint demo scenarios bench-loadgen bench-soak clean
+.PHONY: all build test test-nic nic-deps browser-deps unit fuzz integration lint demo scenarios bench-loadgen bench-consumer bench-soak clean
 
 all: build
 
@@ -81,6 +81,12 @@ scenarios: build
 bench-loadgen: build
 	$(GO) run ./tools/benchloadgen -plimsoll $(BIN)
 	$(GO) test -run XXX -bench . -benchmem ./loadgen
+
+## bench-consumer: plimsoll's consumer path vs franz-go's default PollFetches loop and Kafka's
+## ConsumerPerformance on one local broker, side by side, as ratios (BENCH_RECORDS, BENCH_PASSES,
+## BENCH_COMPRESSION). Not part of make test.
+bench-consumer: build
+	GO="$(GO)" ./scripts/bench-consumer.sh $(BIN)
 
 ## bench-soak: plimsoll's own memory over a long run on a local cluster (SOAK_DURATION, default
 ## 30m; SOAK_RATE msgs/s; RSS every SOAK_EVERY seconds). Not part of make test.

@@ -80,20 +80,31 @@ func newConsumer(run *runState, g *group, partBase map[string]int, pollLimit int
 	return &consumer{run: run, g: g, partBase: partBase, pollLimit: pollLimit, e2e: [2]*hdr.Hist{hdr.New(), hdr.New()}}
 }
 
+// poolOpts are the options a consumer's client gets beside the run's: pools for the slices
+// franz-go decodes fetches into (recordPools), which the consumer hands back record by record
+// once each is accounted. Measured by BenchmarkConsumer.
+func poolOpts() []kgo.Opt { return []kgo.Opt{kgo.WithPools(newRecordPools())} }
+
 // loop polls until the client is closed or ctx is done.
 func (c *consumer) loop(ctx context.Context) {
-	for {
-		var fs kgo.Fetches
-		if c.pollLimit > 0 {
-			fs = c.cl.PollRecords(ctx, c.pollLimit)
-		} else {
-			fs = c.cl.PollFetches(ctx)
-		}
-		if fs.IsClientClosed() || ctx.Err() != nil {
-			return
-		}
-		c.handle(fs, c.run.clock.Now())
+	for c.poll(ctx) {
 	}
+}
+
+// poll takes one poll's records and accounts for them; false once the client is closed or ctx
+// is done.
+func (c *consumer) poll(ctx context.Context) bool {
+	var fs kgo.Fetches
+	if c.pollLimit > 0 {
+		fs = c.cl.PollRecords(ctx, c.pollLimit)
+	} else {
+		fs = c.cl.PollFetches(ctx)
+	}
+	if fs.IsClientClosed() || ctx.Err() != nil {
+		return false
+	}
+	c.handle(fs, c.run.clock.Now())
+	return true
 }
 
 // handle accounts for one poll's records. now is when the poll returned: every record in it
@@ -111,10 +122,12 @@ func (c *consumer) handle(fs kgo.Fetches, now int64) {
 				p := &t.Partitions[pi]
 				if p.Err != nil {
 					c.fetchErrs.add(p.Err)
+					recycle(p.Records)
 					continue
 				}
 				if !ok {
 					g.ledger.Foreign += int64(len(p.Records))
+					recycle(p.Records)
 					continue
 				}
 				n += c.records(base+int(p.Partition), p.Records, now)
@@ -129,7 +142,8 @@ func (c *consumer) handle(fs kgo.Fetches, now int64) {
 // records is the per-record hot path: decode the stamp, record the end-to-end latency, update
 // the group's ledger. It returns how many records count as consumed: all but the run's
 // settling records. A record without a stamp (a settling or a foreign one) still moves the
-// partition's read position. Callers hold g.mu and c.mu.
+// partition's read position. Each record is recycled once accounted: nothing may hold its
+// value afterwards. Callers hold g.mu and c.mu.
 func (c *consumer) records(part int, recs []*kgo.Record, now int64) int64 {
 	l := c.g.ledger
 	n := int64(len(recs))
@@ -142,11 +156,21 @@ func (c *consumer) records(part int, recs []*kgo.Record, now int64) int64 {
 				l.Foreign++
 			}
 			l.Skip(part, r.Offset)
+			r.Recycle()
 			continue
 		}
 		ph := c.run.phase(st.Intended)
 		c.e2e[ph].Record(now - st.Intended)
 		l.Observe(part, r.Offset, st.Producer, st.Seq, ph)
+		r.Recycle()
 	}
 	return n
+}
+
+// recycle hands records back to the client's pools (recordPools); a record that came from no
+// pool is left as it is.
+func recycle(recs []*kgo.Record) {
+	for _, r := range recs {
+		r.Recycle()
+	}
 }

@@ -1,7 +1,10 @@
 package loadgen
 
 import (
+	"context"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/plimsoll/plimsoll/loadgen/ledger"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -57,5 +60,107 @@ func BenchmarkConsumeRecords(b *testing.B) {
 		c.records(i%8, recs, int64(5_000_000))
 		c.mu.Unlock()
 		g.mu.Unlock()
+	}
+}
+
+// TestConsumerHandleAllocsNothing: in steady state the consumer's whole per-poll path
+// (handle: every partition's records, stamp, end-to-end latency, ledger, recycling) allocates
+// nothing. The sequences advance run by run, past the ledger's 64 Ki chunks, as in a run.
+func TestConsumerHandleAllocsNothing(t *testing.T) {
+	const perPart, parts, producers = 500, 2, 2
+	run := newRunState(&fakeClock{}, 0, 1, producers)
+	run.measureStart.Store(0)
+	g := &group{ledger: ledger.NewGroup(parts, producers)}
+	c := newConsumer(run, g, map[string]int{"t": 0}, 0)
+	tp := kgo.FetchTopic{Topic: "t"}
+	for p := range parts {
+		tp.Partitions = append(tp.Partitions, kgo.FetchPartition{Partition: int32(p), Records: makeRecords(perPart, 1, 100)})
+	}
+	fs := kgo.Fetches{{Topics: []kgo.FetchTopic{tp}}}
+	var round uint64
+	restamp := func() {
+		for p := range tp.Partitions {
+			for i, r := range tp.Partitions[p].Records {
+				pr := uint32(p)
+				seq := round*perPart + uint64(i)
+				Stamp{Producer: pr, Seq: seq, Intended: int64(seq)}.Encode(r.Value)
+				r.Offset = int64(seq)
+			}
+		}
+		round++
+	}
+	const runs = 300 // 150,000 sequences a producer: over two chunks recycled
+	allocs := testing.AllocsPerRun(runs, func() {
+		restamp()
+		c.handle(fs, 1_000_000)
+	})
+	if allocs != 0 {
+		t.Errorf("handle allocated %.0f times a poll of %d records, want 0", allocs, perPart*parts)
+	}
+	want := int64(runs+1) * perPart * parts // AllocsPerRun runs once more to warm up
+	if n := g.ledger.Counts[phaseMeasured].Consumed; n != want || c.consumedAll.Load() != want || c.e2e[phaseMeasured].Count() != want {
+		t.Errorf("consumed %d (counted %d, latencies %d), want %d", n, c.consumedAll.Load(), c.e2e[phaseMeasured].Count(), want)
+	}
+}
+
+// countingPools counts the slices a client takes from recordPools and gives back.
+type countingPools struct {
+	*recordPools
+	gets, puts atomic.Int64
+}
+
+func (p *countingPools) GetRecords(n int) []kgo.Record {
+	p.gets.Add(1)
+	return p.recordPools.GetRecords(n)
+}
+
+func (p *countingPools) PutRecords(s []kgo.Record) {
+	p.puts.Add(1)
+	p.recordPools.PutRecords(s)
+}
+
+// TestConsumerRecyclesRecords: a consumer hands every record back once it has accounted for
+// it, so every record slice its client took from the pool returns to it, and the ledger sees
+// every record.
+func TestConsumerRecyclesRecords(t *testing.T) {
+	tgt, adm := fakeCluster(t, 1)
+	ctx := context.Background()
+	if _, err := adm.CreateTopic(ctx, 2, 1, nil, "t"); err != nil {
+		t.Fatal(err)
+	}
+	const n = 2000
+	prod, err := kgo.NewClient(kgo.SeedBrokers(tgt.Bootstrap...), kgo.DefaultProduceTopic("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prod.Close()
+	for i, r := range makeRecords(n, 2, 100) {
+		r.Partition = int32(i % 2)
+		prod.Produce(ctx, r, nil)
+	}
+	if err := prod.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pools := &countingPools{recordPools: newRecordPools()}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(tgt.Bootstrap...), kgo.ConsumeTopics("t"),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.WithPools(pools))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	run := newRunState(&fakeClock{}, 0, 1, 2)
+	run.measureStart.Store(0)
+	g := &group{ledger: ledger.NewGroup(2, 2)}
+	c := newConsumer(run, g, map[string]int{"t": 0}, 0)
+	c.cl = cl
+	pctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	for c.consumedAll.Load() < n && c.poll(pctx) {
+	}
+	if got := g.ledger.Seen(); got != n {
+		t.Fatalf("the ledger saw %d records, want %d", got, n)
+	}
+	if gets, puts := pools.gets.Load(), pools.puts.Load(); gets == 0 || puts != gets {
+		t.Errorf("record slices: %d taken from the pool, %d given back; want every one back", gets, puts)
 	}
 }

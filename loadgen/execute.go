@@ -78,6 +78,7 @@ func (r *runner) startConsumers(ctx context.Context, run *runState, c *clients, 
 		for ci := range r.spec.ConsumersPerGroup {
 			cn := newConsumer(run, g, partBase, r.clients.Consumer.PollLimit)
 			o := append(append([]kgo.Opt{}, r.base...), r.clients.Consumer.Opts()...)
+			o = append(o, poolOpts()...)
 			o = append(o, kgo.ConsumerGroup(name), kgo.ConsumeTopics(r.topics...),
 				kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cn.assign(countParts(m)) }),
 				kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cn.assign(-countParts(m)) }),

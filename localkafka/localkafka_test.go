@@ -160,6 +160,15 @@ func TestProducerPerfArgs(t *testing.T) {
 	}
 }
 
+func TestConsumerPerfArgs(t *testing.T) {
+	got := ConsumerPerf{Classpath: "/k/libs/*", Bootstrap: "b:9092", Topic: "plimsoll-x", Group: "plimsoll-g", Messages: 1000, Heap: "512m"}.Args()
+	want := []string{"-Xmx512m", "-cp", "/k/libs/*", "org.apache.kafka.tools.ConsumerPerformance", "--bootstrap-server", "b:9092",
+		"--topic", "plimsoll-x", "--group", "plimsoll-g", "--messages", "1000"}
+	if !slices.Equal(got, want) {
+		t.Errorf("args %q\nwant %q", got, want)
+	}
+}
+
 func TestZooKeeperMode(t *testing.T) {
 	o := Options{Brokers: 2, Dir: "/tmp/x", KafkaVersion: "3.9.1", Metadata: MetadataZooKeeper}
 	o.defaults()
