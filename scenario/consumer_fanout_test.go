@@ -43,17 +43,22 @@ func findingNamed(t *testing.T, res results.Scenario, name string) results.Findi
 	return results.Finding{}
 }
 
-func TestFanoutRuns(t *testing.T) {
+// fanoutRun runs consumer-fanout in short mode on the recorded runs (or searches), with set; its
+// record is the one the report's golden files show (TestReportGolden).
+func fanoutRun(t *testing.T, set map[string]string) (results.Scenario, *replay, *Env) {
+	t.Helper()
 	r := fanoutReplay(t)
 	env := replayEnv(t, "testdata/cluster-nic", r)
 	s, _ := Lookup("consumer-fanout")
-	res, err := Execute(context.Background(), s, env, nil)
-	if err != nil {
-		t.Fatal(err)
+	res, err := Execute(context.Background(), s, env, set)
+	if err != nil || len(res.Failures) > 0 {
+		t.Fatalf("error %v, failures %v", err, res.Failures)
 	}
-	if len(res.Failures) > 0 {
-		t.Fatalf("failures %v", res.Failures)
-	}
+	return res, r, env
+}
+
+func TestFanoutRuns(t *testing.T) {
+	res, r, _ := fanoutRun(t, nil)
 	// The rates asked for: 1.3 times the model's 1,975, 1,481 and 987 msgs/s.
 	for i, want := range []string{"2567", "1925", "1284"} {
 		if got := flagOf(r.seen[i], "--rate"); got != want {
@@ -91,13 +96,7 @@ func TestFanoutRuns(t *testing.T) {
 }
 
 func TestFanoutLimit(t *testing.T) {
-	r := fanoutReplay(t)
-	env := replayEnv(t, "testdata/cluster-nic", r)
-	s, _ := Lookup("consumer-fanout")
-	res, err := Execute(context.Background(), s, env, map[string]string{"method": "limit", "groups": "5"})
-	if err != nil || len(res.Failures) > 0 {
-		t.Fatalf("%v %v", err, res.Failures)
-	}
+	res, r, _ := fanoutRun(t, map[string]string{"method": "limit", "groups": "5"})
 	if r.seen[0][0] != "limit" || flagOf(r.seen[0], "--consumer-groups") != "5" || flagOf(r.seen[0], "--message-sizes") != "1000" {
 		t.Errorf("command %v: want a limit search of 1000 B with 5 groups", r.seen[0])
 	}

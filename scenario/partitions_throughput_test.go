@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/plimsoll/plimsoll/results"
 )
 
 // partitionsReplay answers each run with the result.json of a real run of as many partitions:
@@ -18,7 +20,10 @@ func partitionsReplay(t *testing.T) *replay {
 	}}
 }
 
-func TestPartitionsThroughput(t *testing.T) {
+// partitionsRun runs partitions-throughput in short mode on the recorded runs; its record is the
+// one the report's golden file shows (TestReportGolden).
+func partitionsRun(t *testing.T) (results.Scenario, *replay, *Env) {
+	t.Helper()
 	r := partitionsReplay(t)
 	env := replayEnv(t, "testdata/cluster-loopback", r)
 	s, _ := Lookup("partitions-throughput")
@@ -26,6 +31,11 @@ func TestPartitionsThroughput(t *testing.T) {
 	if err != nil || len(res.Failures) > 0 {
 		t.Fatalf("%v %v", err, res.Failures)
 	}
+	return res, r, env
+}
+
+func TestPartitionsThroughput(t *testing.T) {
+	res, r, _ := partitionsRun(t)
 	var asked []string
 	for _, args := range r.seen {
 		asked = append(asked, flagOf(args, "--partitions"))
