@@ -89,7 +89,7 @@ type Point struct {
 
 // Finding is one figure a scenario names: measured, beside the model's or the article's where
 // either has one. Unit is one of the units the report formats ("msgs/s", "B/s", "s", "ms",
-// "partitions", "ratio", "%", "count").
+// "partitions", "ratio", "%", "count", "yes/no": 1 yes, 0 no).
 type Finding struct {
 	Name  string  `json:"name"`
 	Value float64 `json:"value"`
