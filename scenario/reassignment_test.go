@@ -23,6 +23,18 @@ func TestReassignmentOnFake(t *testing.T) {
 	if len(pts) != 2 || pts[0].X != 0 || pts[1].X != 0.064 || len(res.Failures) != 2 || !strings.Contains(pts[0].Note, "did not show the change") {
 		t.Fatalf("points %+v, failures %v: want two moves (empty, 64 KB), each failed as data", pts, res.Failures)
 	}
+	moves := 0
+	for _, f := range res.Findings {
+		if strings.Contains(f.Name, " partitions with ") {
+			moves++
+			if !strings.HasSuffix(f.Name, ": the move failed after") || f.Article != nil {
+				t.Errorf("finding %+v: a failed move must say so, with no article figure beside it", f)
+			}
+		}
+	}
+	if moves != 2 {
+		t.Errorf("%d findings of moves in %+v, want 2", moves, res.Findings)
+	}
 	if len(res.Charts[0].Series) != 1 {
 		t.Errorf("series %+v: 002's figures are for 10,000 partitions only", res.Charts[0].Series)
 	}
