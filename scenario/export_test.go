@@ -23,7 +23,7 @@ var GoldenRuns = map[string]GoldenRun{
 		return res, hidden(env)
 	},
 	"consumer-fanout-limit": func(t *testing.T) (results.Scenario, *strings.Replacer) {
-		res, _, env := fanoutRun(t, map[string]string{"method": "limit", "groups": "5"})
+		res, env := fanoutSearches(t)
 		return res, hidden(env)
 	},
 	"partitions-throughput": func(t *testing.T) (results.Scenario, *strings.Replacer) {
