@@ -304,12 +304,11 @@ func tailFile(path string) string {
 	return string(data)
 }
 
-// climbChart: the busiest broker's maps and descriptors against partitions, with each limit and
-// the stop line at stop-share of it.
+// climbChart: the busiest broker's maps and descriptors against partitions, with each limit.
 func climbChart(s *climbState, maps, fds results.Series) results.Chart {
 	end := math.Max(float64(s.total), 1)
 	line := func(name string, y float64) results.Series {
-		return results.Series{Name: name, Kind: results.SeriesModel, Points: []results.Point{{X: 0, Y: y}, {X: end, Y: y}}}
+		return results.Series{Name: name, Kind: results.SeriesLimit, Points: []results.Point{{X: 0, Y: y}, {X: end, Y: y}}}
 	}
 	return results.Chart{Title: "Memory maps and open files of the busiest broker against partitions", X: "partitions", Y: "count",
 		Series: []results.Series{maps, fds,

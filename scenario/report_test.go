@@ -35,18 +35,25 @@ func checkReport(t *testing.T, name string, res *results.Scenario, charts int, p
 }
 
 // TestReportGolden: the report of each scenario whose runs the package's own tests make (the
-// package's GoldenRuns), as text against its golden file and as a self-contained page.
+// package's GoldenRuns), as text against its golden file and as a self-contained page whose
+// charts' captions say what their grey and dashed lines are.
 func TestReportGolden(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		charts int
+		name    string
+		charts  int
+		caption string
 	}{
-		{"consumer-fanout", 2}, {"consumer-fanout-limit", 1}, {"partitions-throughput", 4},
-		{"partition-creation", 2}, {"reassignment", 1}, {"max-partitions", 1},
+		{"consumer-fanout", 2, "the model's prediction in grey"}, {"consumer-fanout-limit", 1, "the model's prediction in grey"},
+		{"partitions-throughput", 4, "the article's figure dashed in purple"}, {"partition-creation", 2, "Measured series solid"},
+		{"reassignment", 1, "the article's figure dashed in purple"}, {"max-partitions", 1, "the host's limits as grey lines"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, paths := scenario.GoldenRuns[tc.name](t)
 			checkReport(t, tc.name, &res, tc.charts, paths)
+			var page bytes.Buffer
+			if err := report.WriteScenarioHTML(&page, &res); err != nil || !strings.Contains(page.String(), tc.caption) {
+				t.Errorf("%s's page (%v) lacks the caption %q", tc.name, err, tc.caption)
+			}
 		})
 	}
 	if len(scenario.GoldenRuns) != 6 {
