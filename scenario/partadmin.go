@@ -228,11 +228,11 @@ func (a *partAdmin) health(ctx context.Context) (string, bool) {
 		case err != nil:
 			bad = append(bad, fmt.Sprintf("broker %d does not answer (%v)", id, err))
 		case v.led < want:
-			bad = append(bad, fmt.Sprintf("broker %d sees %s of %s partitions with a leader", id, units.Count(float64(v.led)), units.Count(float64(want))))
+			bad = append(bad, fmt.Sprintf("broker %d sees %s of %s partitions with a leader", id, units.Int(v.led), units.Int(want)))
 		}
 	}
 	if len(bad) > 0 {
 		return strings.Join(bad, "; "), false
 	}
-	return fmt.Sprintf("all %d brokers answer and see a leader for each of the scenario's %s partitions", len(a.brokers), units.Count(float64(want))), true
+	return fmt.Sprintf("all %d brokers answer and see a leader for each of the scenario's %s partitions", len(a.brokers), units.Int(want)), true
 }

@@ -157,7 +157,7 @@ func moveAll(ctx context.Context, env *Env, st *localkafka.State, spec clusterSp
 		}
 		if err != nil {
 			pt.Note = "failed: " + err.Error()
-			res.Failures = append(res.Failures, fmt.Sprintf("%s: moving %s partitions with %s in them: %v", spec.Label(), units.Count(float64(m.partitions)), units.FormatBytes(data), err))
+			res.Failures = append(res.Failures, fmt.Sprintf("%s: moving %s partitions with %s in them: %v", spec.Label(), units.Int(m.partitions), units.FormatBytes(data), err))
 		}
 		fmt.Fprintf(env.Log, "scenario: %s: moved %d partitions with %s in %s s %s\n", spec.Label(), m.partitions, units.FormatBytes(data), units.Sig(pt.Y, 3), pt.Note)
 		s.Points = append(s.Points, pt)
@@ -369,7 +369,7 @@ func moveFindings(ch results.Chart, m movePlan) []results.Finding {
 	var out []results.Finding
 	for _, s := range ch.Series {
 		for _, p := range s.Points {
-			what := fmt.Sprintf("%s: %s partitions with %s", s.Name, units.Count(float64(m.partitions)), units.FormatBytes(p.X*1e6))
+			what := fmt.Sprintf("%s: %s partitions with %s", s.Name, units.Int(m.partitions), units.FormatBytes(p.X*1e6))
 			f := results.Finding{Name: what + " moved off one broker", Value: p.Y, Unit: "s", Text: p.Note}
 			if p.Note != "" {
 				f.Name, f.Text = what+": the move failed after", strings.TrimPrefix(p.Note, "failed: ")
