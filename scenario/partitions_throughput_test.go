@@ -60,8 +60,8 @@ func TestPartitionsThroughput(t *testing.T) {
 	if pts := total.Series[0].Points; !total.LogX || len(pts) != 2 || pts[1].X != 24 || math.Abs(pts[1].Y-1142.8) > 0.1 {
 		t.Errorf("total chart %+v: want 2 points on a log axis, 1,143 ms at 24", total)
 	}
-	if f := findingNamed(t, res, "throughput peaks at"); f.Value != 24 {
-		t.Errorf("peak %+v, want 24 partitions", f)
+	if f := findingNamed(t, res, "throughput peaks at"); f.Value != 24 || !strings.Contains(f.Text, "the runs at 3 partitions were judged invalid") {
+		t.Errorf("peak %+v, want 24 partitions, the run at 3 named invalid", f)
 	}
 	if f := findingNamed(t, res, "rate at 8 / at 1 leader partitions per broker"); math.Abs(f.Value-1.4644) > 0.0001 || *f.Article != 1.35 {
 		t.Errorf("serialisation %+v: want 1.464 beside 000's 1.35", f)
