@@ -43,9 +43,9 @@ func TestReportGolden(t *testing.T) {
 		charts  int
 		caption string
 	}{
-		{"consumer-fanout", 2, "the model's prediction in grey"}, {"consumer-fanout-limit", 1, "the model's prediction in grey"},
-		{"partitions-throughput", 4, "the article's figure dashed in purple"}, {"partition-creation", 2, "Measured series solid"},
-		{"reassignment", 1, "the article's figure dashed in purple"}, {"max-partitions", 1, "the host's limits as grey lines"},
+		{"consumer-fanout", 2, "prediction in grey"}, {"consumer-fanout-limit", 1, "prediction in grey"},
+		{"partitions-throughput", 4, "figure dashed in purple"}, {"partition-creation", 2, "Measured series solid"},
+		{"reassignment", 1, "figure dashed in purple"}, {"max-partitions", 1, "limits as grey lines"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, paths := scenario.GoldenRuns[tc.name](t)
