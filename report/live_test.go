@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plimsoll/plimsoll/internal/offline"
 	"github.com/plimsoll/plimsoll/limit"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/results"
@@ -62,7 +63,7 @@ func TestLiveSelfContained(t *testing.T) {
 	if bad := externalRefs(script.ReplaceAllString(html, "")); len(bad) != 0 {
 		t.Errorf("the live page refers outside itself: %q", bad)
 	}
-	if urls := anyURL.FindAllString(scripts[0], -1); len(urls) != 0 || !strings.Contains(scripts[0], `fetch("live.json"`) {
+	if urls := offline.URLs(scripts[0]); len(urls) != 0 || !strings.Contains(scripts[0], `fetch("live.json"`) {
 		t.Errorf("the script should fetch live.json, relative to the page, and nothing else: %q", scripts[0])
 	}
 }

@@ -10,10 +10,10 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/plimsoll/plimsoll/internal/offline"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/workload"
@@ -55,52 +55,8 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// external finds what would make a browser reach outside the file. The SVG namespace
-// declarations name a URL but fetch nothing, so exactly those are allowed.
-var (
-	anyURL      = regexp.MustCompile(`(?i)(https?:)?//[a-z0-9.-]+\.[a-z]{2,}`)
-	allowedURLs = map[string]bool{"http://www.w3.org/2000/svg": true, "http://www.w3.org/1999/xlink": true}
-	fetchers    = regexp.MustCompile(`(?i)<script|<link|<iframe|<img|<object|<embed|\bsrc\s*=|\bhref\s*=|url\(|@import`)
-)
-
-func externalRefs(html string) []string {
-	var bad []string
-	for _, loc := range anyURL.FindAllStringIndex(html, -1) {
-		start := loc[0]
-		whole := "" // the namespace URL runs to the closing quote
-		if end := strings.IndexByte(html[start:], '"'); end > 0 {
-			whole = html[start : start+end]
-		}
-		before := html[:start]
-		if allowedURLs[whole] && (strings.HasSuffix(before, `xmlns="`) || strings.HasSuffix(before, `xmlns:xlink="`)) {
-			continue
-		}
-		bad = append(bad, html[loc[0]:loc[1]])
-	}
-	bad = append(bad, fetchers.FindAllString(html, -1)...)
-	return bad
-}
-
-func TestExternalRefsChecker(t *testing.T) {
-	// The checker itself must catch what it is for, or TestSelfContained proves nothing.
-	for _, s := range []string{
-		`<img src="https://example.com/x.png">`,
-		`<style>@font-face{src:url(https://fonts.example.org/f.ttf)}</style>`,
-		`<link rel="stylesheet" href="//cdn.example.net/a.css">`,
-		`<svg xmlns="http://www.w3.org/2000/svg"><a xlink:href="http://evil.example.com/">x</a></svg>`,
-		`<script>fetch("x")</script>`,
-	} {
-		if len(externalRefs(s)) == 0 {
-			t.Errorf("externalRefs(%q) found nothing", s)
-		}
-	}
-	ok := `<svg class="chart" viewBox="0 0 1 1"
-	xmlns="http://www.w3.org/2000/svg"
-	xmlns:xlink="http://www.w3.org/1999/xlink"><text>10 KB</text></svg>`
-	if bad := externalRefs(ok); len(bad) != 0 {
-		t.Errorf("externalRefs flags the SVG namespaces: %q", bad)
-	}
-}
+// externalRefs finds what would make a browser reach outside the page (package offline).
+func externalRefs(html string) []string { return offline.ExternalRefs(html) }
 
 func TestSelfContained(t *testing.T) {
 	for _, f := range fixtures() {

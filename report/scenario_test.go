@@ -116,7 +116,7 @@ func TestScenarioValue(t *testing.T) {
 		want string
 	}{
 		{17339.4, "msgs/s", "17,339 msgs/s"}, {0.93217, "ratio", "0.9322"}, {2.5, "s", "2.5 s"}, {12.34, "ms", "12.3 ms"},
-		{10000, "partitions", "10,000 partitions"}, {5, "count", "5"}, {95.25, "%", "95.3%"}, {1.9e6, "B/s", "1.90 MB/s"},
+		{10000, "partitions", "10,000 partitions"}, {5, "count", "5"}, {1, "yes/no", "yes"}, {0, "yes/no", "no"}, {95.25, "%", "95.3%"}, {1.9e6, "B/s", "1.90 MB/s"},
 		{1.234, "cores", "1.23 cores"}, {7, "", "7"},
 	} {
 		if got := ScenarioValue(tc.v, tc.unit); got != tc.want {

@@ -15,7 +15,7 @@ import (
 var colArticle = color.RGBA{R: 0x8e, G: 0x44, B: 0xad, A: 0xff}
 
 // scenarioChart draws one chart of a scenario: measured series solid with their points (in
-// turn the blues, then red and orange), the model's grey, an article's dashed in purple and
+// turn the blues, then red and orange), the model's and the host's limits grey, an article's dashed in purple and
 // labelled with its source; points with a note are ringed in red. Log axes where the chart
 // asks, which leave out the points they cannot place (zero or below).
 func scenarioChart(c results.Chart) *plot.Plot {
@@ -41,7 +41,7 @@ func scenarioChart(c results.Chart) *plot.Plot {
 			continue
 		}
 		switch s.Kind {
-		case results.SeriesModel:
+		case results.SeriesModel, results.SeriesLimit:
 			l := line(xy, colModel, 1.5, false)
 			p.Add(l)
 			p.Legend.Add(seriesLabel(s), l)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/plimsoll/plimsoll/results"
 )
@@ -53,16 +54,13 @@ func WriteScenarioHTML(w io.Writer, s *results.Scenario) error {
 // chartCaption says what the lines of a chart are.
 func chartCaption(c results.Chart) string {
 	s := "Measured series solid with their points"
-	for _, se := range c.Series {
-		if se.Kind == results.SeriesModel {
-			s += "; the model's prediction in grey"
-			break
-		}
-	}
-	for _, se := range c.Series {
-		if se.Kind == results.SeriesArticle {
-			s += "; the article's figure dashed in purple (its hardware differs: see the sources)"
-			break
+	for _, k := range []struct{ kind, says string }{
+		{results.SeriesModel, "; the model's prediction in grey"},
+		{results.SeriesLimit, "; the host's limits as grey lines"},
+		{results.SeriesArticle, "; the article's figure dashed in purple (its hardware differs: see the sources)"},
+	} {
+		if slices.ContainsFunc(c.Series, func(se results.Series) bool { return se.Kind == k.kind }) {
+			s += k.says
 		}
 	}
 	if c.LogX || c.LogY {

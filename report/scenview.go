@@ -48,6 +48,11 @@ func ScenarioValue(v float64, unit string) string {
 		return count(v) + " partitions"
 	case "count":
 		return count(v)
+	case "yes/no":
+		if v != 0 {
+			return "yes"
+		}
+		return "no"
 	case "ratio":
 		return units.Sig(v, 4)
 	case "%":

@@ -63,17 +63,20 @@ type Chart struct {
 	XNames []string `json:"x_names,omitempty"`
 }
 
-// Series kinds: what plimsoll measured, what its model predicts, what the article reported.
+// Series kinds: what plimsoll measured, what its model predicts, what the article reported, and a
+// limit read off the host (vm.max_map_count, the open-files limit), drawn as a flat line.
 const (
 	SeriesMeasured = "measured"
 	SeriesModel    = "model"
 	SeriesArticle  = "article"
+	SeriesLimit    = "limit"
 )
 
 // Series is one line or set of points on a chart.
 type Series struct {
 	Name string `json:"name"`
-	// Kind is SeriesMeasured, SeriesModel or SeriesArticle (drawn dashed, with its source).
+	// Kind is SeriesMeasured, SeriesModel, SeriesArticle (drawn dashed, with its source) or
+	// SeriesLimit.
 	Kind   string  `json:"kind"`
 	Points []Point `json:"points"`
 	// Source cites an article series: the seed and its figure ("002, figure 3").
@@ -89,7 +92,7 @@ type Point struct {
 
 // Finding is one figure a scenario names: measured, beside the model's or the article's where
 // either has one. Unit is one of the units the report formats ("msgs/s", "B/s", "s", "ms",
-// "partitions", "ratio", "%", "count").
+// "partitions", "ratio", "%", "count", "yes/no": 1 yes, 0 no).
 type Finding struct {
 	Name  string  `json:"name"`
 	Value float64 `json:"value"`

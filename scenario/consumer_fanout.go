@@ -243,7 +243,7 @@ func fanoutCharts(pts []fanPoint, c model.Cluster, size int, groups []int) []res
 		}
 	}
 	series := []results.Series{{Name: "measured", Kind: results.SeriesMeasured, Points: measured},
-		{Name: "model (plimsoll model --nic " + units.FormatBits(c.NIC) + " --max-utilization 1)", Kind: results.SeriesModel, Points: line}}
+		{Name: fmt.Sprintf("model (%d brokers, rf %d, %s NICs used to 100%%)", c.Brokers, c.ReplicationFactor, units.FormatBits(c.NIC)), Kind: results.SeriesModel, Points: line}}
 	if n > 0 {
 		series = append(series, results.Series{Name: fmt.Sprintf("model with the links' measured framing (%s per record byte)", units.Sig(overhead/float64(n), 3)),
 			Kind: results.SeriesModel, Points: framed})

@@ -2,11 +2,14 @@ package scenario
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/plimsoll/plimsoll/model"
 	"github.com/plimsoll/plimsoll/results"
 )
 
@@ -43,17 +46,22 @@ func findingNamed(t *testing.T, res results.Scenario, name string) results.Findi
 	return results.Finding{}
 }
 
-func TestFanoutRuns(t *testing.T) {
+// fanoutRun runs consumer-fanout in short mode on the recorded runs (or searches), with set; its
+// record is the one the report's golden files show (TestReportGolden).
+func fanoutRun(t *testing.T, set map[string]string) (results.Scenario, *replay, *Env) {
+	t.Helper()
 	r := fanoutReplay(t)
 	env := replayEnv(t, "testdata/cluster-nic", r)
 	s, _ := Lookup("consumer-fanout")
-	res, err := Execute(context.Background(), s, env, nil)
-	if err != nil {
-		t.Fatal(err)
+	res, err := Execute(context.Background(), s, env, set)
+	if err != nil || len(res.Failures) > 0 {
+		t.Fatalf("error %v, failures %v", err, res.Failures)
 	}
-	if len(res.Failures) > 0 {
-		t.Fatalf("failures %v", res.Failures)
-	}
+	return res, r, env
+}
+
+func TestFanoutRuns(t *testing.T) {
+	res, r, _ := fanoutRun(t, nil)
 	// The rates asked for: 1.3 times the model's 1,975, 1,481 and 987 msgs/s.
 	for i, want := range []string{"2567", "1925", "1284"} {
 		if got := flagOf(r.seen[i], "--rate"); got != want {
@@ -91,13 +99,7 @@ func TestFanoutRuns(t *testing.T) {
 }
 
 func TestFanoutLimit(t *testing.T) {
-	r := fanoutReplay(t)
-	env := replayEnv(t, "testdata/cluster-nic", r)
-	s, _ := Lookup("consumer-fanout")
-	res, err := Execute(context.Background(), s, env, map[string]string{"method": "limit", "groups": "5"})
-	if err != nil || len(res.Failures) > 0 {
-		t.Fatalf("%v %v", err, res.Failures)
-	}
+	res, r, _ := fanoutRun(t, map[string]string{"method": "limit", "groups": "5"})
 	if r.seen[0][0] != "limit" || flagOf(r.seen[0], "--consumer-groups") != "5" || flagOf(r.seen[0], "--message-sizes") != "1000" {
 		t.Errorf("command %v: want a limit search of 1000 B with 5 groups", r.seen[0])
 	}
@@ -109,6 +111,50 @@ func TestFanoutLimit(t *testing.T) {
 	f := findingNamed(t, res, "produce per broker with 5 consumer groups")
 	if f.Article == nil || *f.Article != 60e6 || f.Model == nil || math.Abs(*f.Model-846.3*1000/3) > 100 {
 		t.Errorf("Dropbox's finding %+v", f)
+	}
+}
+
+// fanoutSearches runs consumer-fanout's full mode (a limit search for each of 0 to 8 groups) on a
+// fake limit: each search brackets, 2% wide, the model's rate with the links' framing the
+// recorded runs measured (0.0636 bytes per record byte), its bottleneck the busiest link the
+// model names. It is the record the report's golden file shows for the method (TestReportGolden):
+// the recorded search TestFanoutLimit replays was not made with consumer groups, so beside the
+// model's line and Dropbox's figure it read as 2.2 times the model's rate with 5 groups.
+func fanoutSearches(t *testing.T) (results.Scenario, *Env) {
+	t.Helper()
+	r := &replay{t: t}
+	env := replayEnv(t, "testdata/cluster-nic", r)
+	st := mustOpen(t, env.ClusterDir)
+	c := model.Cluster{Brokers: 3, ReplicationFactor: 3, NIC: st.NIC, MaxUtilization: 1, LinkOverhead: 0.0636}
+	env.Exec = func(ctx context.Context, args ...string) (int, error) {
+		g, _ := strconv.Atoi(flagOf(args, "--consumer-groups"))
+		size, _ := strconv.Atoi(flagOf(args, "--message-sizes"))
+		b := modelRate(c, g, size)
+		bound := results.Boundary{Size: size, Trials: 6, Ceiling: results.Limit{SafeRate: b / 1.01, UnsafeRate: b * 1.01,
+			Bottleneck: fmt.Sprintf("broker %d %s: 95%% of its NIC", g%3+1, modelBottleneck(c, g))}}
+		store := filepath.Join(flagOf(args, "--out"), "results.jsonl")
+		if err := results.Append(store, results.KindSearch, "", results.Search{Tolerance: 0.05}); err != nil {
+			return 1, err
+		}
+		return 0, results.Append(store, results.KindBoundary, strconv.Itoa(size), bound)
+	}
+	s, _ := Lookup("consumer-fanout")
+	res, err := Execute(context.Background(), s, env, map[string]string{"method": "limit", "groups": "0,1,2,3,4,5,6,7,8"})
+	if err != nil || len(res.Failures) > 0 {
+		t.Fatalf("error %v, failures %v", err, res.Failures)
+	}
+	return res, env
+}
+
+// TestFanoutSearches: network out binds from 2 groups, as the model has it, and Dropbox's case
+// is set beside the model's figure for 5 groups.
+func TestFanoutSearches(t *testing.T) {
+	res, _ := fanoutSearches(t)
+	if f := findingNamed(t, res, "network out binds from"); f.Value != 2 || f.Model == nil || *f.Model != 2 {
+		t.Errorf("finding %+v: want 2 measured, 2 by the model", f)
+	}
+	if f := findingNamed(t, res, "produce per broker with 5 consumer groups"); f.Article == nil || math.Abs(f.Value / *f.Model - 0.94) > 0.01 {
+		t.Errorf("Dropbox's finding %+v: want the framed rate, 94%% of the model's", f)
 	}
 }
 

@@ -117,7 +117,7 @@ func (h hostLimits) checkRoom(perBroker, total int) error {
 
 // config records the limits in a scenario's configuration.
 func (h hostLimits) config(c map[string]string) {
-	c["vm.max_map_count"] = strconv.Itoa(h.MaxMapCount)
-	c["open files limit"] = strconv.Itoa(h.OpenFiles)
+	c["vm.max_map_count"] = units.Count(float64(h.MaxMapCount))
+	c["open files limit"] = units.Count(float64(h.OpenFiles))
 	c["disk free"] = units.FormatBytes(float64(h.DiskFree))
 }

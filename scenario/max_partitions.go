@@ -99,6 +99,13 @@ func checkMaxPartitions(_ context.Context, env *Env, p Params) error {
 // brokerUse is what one broker's JVM holds: memory maps and open descriptors.
 type brokerUse struct{ maps, fds int }
 
+// climbReadings are where the climb reads each broker's use and the host's limits: /proc, or in
+// tests a fake of known figures (kfake's brokers are the test process, whose use drifts).
+var climbReadings = struct {
+	use    func(pid int) (brokerUse, error)
+	limits func(pid int, dir string) (hostLimits, error)
+}{readUse, readHostLimits}
+
 // readUse counts /proc/PID/maps lines and /proc/PID/fd entries.
 func readUse(pid int) (brokerUse, error) {
 	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
@@ -191,14 +198,14 @@ func runMaxPartitions(ctx context.Context, env *Env, p Params) (results.Scenario
 func startClimb(st *localkafka.State) (*climbState, error) {
 	s := &climbState{}
 	for _, b := range st.Brokers {
-		u, err := readUse(b.PID)
+		u, err := climbReadings.use(b.PID)
 		if err != nil {
 			return nil, err
 		}
 		s.pids, s.start, s.now = append(s.pids, b.PID), append(s.start, u), append(s.now, u)
 	}
 	var err error
-	s.limits, err = readHostLimits(st.Brokers[0].PID, st.Dir)
+	s.limits, err = climbReadings.limits(st.Brokers[0].PID, st.Dir)
 	return s, err
 }
 
@@ -255,7 +262,7 @@ func climbStep(ctx context.Context, a *partAdmin, st *localkafka.State, s *climb
 	if err == nil {
 		for j, pid := range s.pids {
 			var u brokerUse
-			if u, err = readUse(pid); err != nil {
+			if u, err = climbReadings.use(pid); err != nil {
 				break
 			}
 			s.now[j] = u
@@ -297,12 +304,11 @@ func tailFile(path string) string {
 	return string(data)
 }
 
-// climbChart: the busiest broker's maps and descriptors against partitions, with each limit and
-// the stop line at stop-share of it.
+// climbChart: the busiest broker's maps and descriptors against partitions, with each limit.
 func climbChart(s *climbState, maps, fds results.Series) results.Chart {
 	end := math.Max(float64(s.total), 1)
 	line := func(name string, y float64) results.Series {
-		return results.Series{Name: name, Kind: results.SeriesModel, Points: []results.Point{{X: 0, Y: y}, {X: end, Y: y}}}
+		return results.Series{Name: name, Kind: results.SeriesLimit, Points: []results.Point{{X: 0, Y: y}, {X: end, Y: y}}}
 	}
 	return results.Chart{Title: "Memory maps and open files of the busiest broker against partitions", X: "partitions", Y: "count",
 		Series: []results.Series{maps, fds,

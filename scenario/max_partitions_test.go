@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twmb/franz-go/pkg/kfake"
+
 	"github.com/plimsoll/plimsoll/results"
 )
 
@@ -34,6 +36,43 @@ func TestMaxPartitionsStopAt(t *testing.T) {
 		if res.Config[k] == "" {
 			t.Errorf("config %v lacks %s", res.Config, k)
 		}
+	}
+	leftover(t, fc, "plimsoll-mp-")
+}
+
+// maxPartitionsRun climbs on kfake in short mode without stop-at, the brokers' use and the host's
+// limits read from a fake of known figures: each broker starts with 600 maps and 300 descriptors
+// and each partition replica costs 2 of each (002's rules), under vm.max_map_count 1,500 and
+// 4,096 open files, so the stop rule ends the climb on the memory maps. It is the record the
+// report's golden file shows (TestReportGolden).
+func maxPartitionsRun(t *testing.T) (results.Scenario, *Env, *kfake.Cluster) {
+	t.Helper()
+	dir, fc := fakeCluster(t, 3)
+	env, _ := clockEnv(t, dir)
+	reads := 0
+	old := climbReadings
+	t.Cleanup(func() { climbReadings = old })
+	climbReadings.use = func(int) (brokerUse, error) {
+		replicas := 2 * (reads / 3) * 100 / 3 // 100 partitions a step over 3 brokers, 2 each
+		reads++
+		return brokerUse{maps: 600 + replicas, fds: 300 + replicas}, nil
+	}
+	climbReadings.limits = func(int, string) (hostLimits, error) {
+		return hostLimits{MaxMapCount: 1500, OpenFiles: 4096, DiskFree: 50e9}, nil
+	}
+	return executeOnFake(t, "max-partitions", env, map[string]string{"stop-at": "0"}), env, fc
+}
+
+// TestMaxPartitionsMapsBind: the climb on the fake's figures stops before the step that would
+// pass 90% of vm.max_map_count (1,350 maps: 1,100 partitions, 1,333 maps; 1,200 would be 1,400).
+func TestMaxPartitionsMapsBind(t *testing.T) {
+	res, _, fc := maxPartitionsRun(t)
+	f := findings(res.Findings)
+	if r := f["partitions reached"]; r.Value != 1100 || !strings.Contains(r.Text, "vm.max_map_count: the next step would take a broker to 1,400 maps") {
+		t.Errorf("reached %+v: want 1,100, stopped by the maps", r)
+	}
+	if m := f["memory maps per partition, measured"]; m.Value < 1.99 || m.Value > 2.01 {
+		t.Errorf("maps per partition %+v, want 2", m)
 	}
 	leftover(t, fc, "plimsoll-mp-")
 }

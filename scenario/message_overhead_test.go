@@ -1,7 +1,6 @@
 package scenario_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,9 +13,7 @@ import (
 	"testing"
 	"time"
 
-	goldenfile "github.com/plimsoll/plimsoll/internal/golden"
 	"github.com/plimsoll/plimsoll/localkafka"
-	"github.com/plimsoll/plimsoll/report"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/scenario"
 )
@@ -125,12 +122,7 @@ func TestMessageOverhead(t *testing.T) {
 	if m := *res.Findings[0].Model; math.Abs(m-18187) > 20 {
 		t.Errorf("the model's 100 B rate %v, want plimsoll model's 18.2k on 16 Mbit/s links", m)
 	}
-	var text bytes.Buffer
-	if err := report.ScenarioText(&text, &res); err != nil {
-		t.Fatal(err)
-	}
-	paths := strings.NewReplacer(env.Out, "OUT", env.ClusterDir, "CLUSTER")
-	goldenfile.Check(t, filepath.Join("testdata", "message-overhead.txt"), []byte(paths.Replace(text.String())))
+	checkReport(t, "message-overhead", &res, 2, strings.NewReplacer(env.Out, "OUT", env.ClusterDir, "CLUSTER"))
 }
 
 // TestMessageOverheadFailures: a search that fails is a failure kept as data, the other's

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/plimsoll/plimsoll/loadgen/topics"
+	"github.com/plimsoll/plimsoll/units"
 )
 
 // partAdmin creates, moves and counts partitions on one cluster for the partition scenarios
@@ -203,13 +204,14 @@ func (a *partAdmin) cleanup(ctx context.Context) (int, error) {
 
 // health checks the cluster after a scenario: every broker answers, each in its own metadata
 // lists every broker, and every partition of the scenario's topics has a leader. It returns a
-// sentence for the findings, and whether the cluster is healthy.
+// sentence for the finding, which is named "healthy afterwards" (so the sentence says what was
+// seen, not that again), and whether the cluster is healthy.
 func (a *partAdmin) health(ctx context.Context) (string, bool) {
 	hctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	td, err := a.adm.ListTopics(hctx)
 	if err != nil {
-		return fmt.Sprintf("unhealthy: listing topics failed: %v", err), false
+		return fmt.Sprintf("listing topics failed: %v", err), false
 	}
 	var mine []string
 	want := 0
@@ -226,11 +228,11 @@ func (a *partAdmin) health(ctx context.Context) (string, bool) {
 		case err != nil:
 			bad = append(bad, fmt.Sprintf("broker %d does not answer (%v)", id, err))
 		case v.led < want:
-			bad = append(bad, fmt.Sprintf("broker %d sees %d of %d partitions with a leader", id, v.led, want))
+			bad = append(bad, fmt.Sprintf("broker %d sees %s of %s partitions with a leader", id, units.Int(v.led), units.Int(want)))
 		}
 	}
 	if len(bad) > 0 {
-		return "unhealthy afterwards: " + strings.Join(bad, "; "), false
+		return strings.Join(bad, "; "), false
 	}
-	return fmt.Sprintf("healthy afterwards: all %d brokers answer and see a leader for each of the scenario's %d partitions", len(a.brokers), want), true
+	return fmt.Sprintf("all %d brokers answer and see a leader for each of the scenario's %s partitions", len(a.brokers), units.Int(want)), true
 }

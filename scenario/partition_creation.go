@@ -223,7 +223,7 @@ func warmCreation(ctx context.Context, env *Env, a *partAdmin, spec clusterSpec,
 func finishPartitions(ctx context.Context, a *partAdmin, spec clusterSpec, keep bool, res *results.Scenario) {
 	ctx = context.WithoutCancel(ctx)
 	text, ok := a.health(ctx)
-	res.Findings = append(res.Findings, results.Finding{Name: spec.Label() + " healthy afterwards", Value: b2f(ok), Unit: "count", Text: text})
+	res.Findings = append(res.Findings, results.Finding{Name: spec.Label() + " healthy afterwards", Value: b2f(ok), Unit: "yes/no", Text: text})
 	if keep {
 		return
 	}

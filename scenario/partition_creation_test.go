@@ -15,15 +15,7 @@ import (
 func TestPartitionCreationOnFake(t *testing.T) {
 	dir, fc := fakeCluster(t, 3)
 	env, cmds := clockEnv(t, dir)
-	s, _ := Lookup("partition-creation")
-	p, err := Resolve(s, Short, map[string]string{"target": "250"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := s.Run(context.Background(), env, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := executeOnFake(t, "partition-creation", env, map[string]string{"target": "250"})
 	if len(*cmds) != 0 {
 		t.Errorf("commands %v: the --cluster-dir cluster matches kraft-4.1.0, nothing should be started", *cmds)
 	}
@@ -38,13 +30,49 @@ func TestPartitionCreationOnFake(t *testing.T) {
 			t.Errorf("increment %d: %+v / %+v, want %+v", i, seen.Points[i], back.Points[i], w)
 		}
 	}
-	if len(res.Failures) != 0 || res.Findings[0].Value != 1 || !strings.Contains(res.Findings[0].Text, "healthy") {
+	if len(res.Failures) != 0 || res.Findings[0].Value != 1 || !strings.Contains(res.Findings[0].Text, "all 3 brokers answer and see a leader for each of the scenario's 270 partitions") {
 		t.Errorf("failures %v, findings %+v: want none, healthy", res.Failures, res.Findings)
 	}
 	if res.Findings[1].Value != 20 { // 2 s per 100 partitions
 		t.Errorf("seconds per 1,000 at the first increment %v, want 20", res.Findings[1].Value)
 	}
 	leftover(t, fc, "plimsoll-pc-")
+}
+
+// creationRun runs partition-creation to 250 partitions on the full mode's three clusters: a
+// kfake KRaft 4.1.0 given by --cluster-dir, and KRaft 3.9.1 and ZooKeeper 3.9.1 that it starts
+// (more kfakes, through a fake cluster up): the record the report's golden file shows
+// (TestReportGolden). It returns the record, the environment and the fakes, the given one first.
+func creationRun(t *testing.T) (results.Scenario, *Env, []*kfake.Cluster) {
+	t.Helper()
+	dir, fc := fakeCluster(t, 3)
+	env, _ := clockEnv(t, dir)
+	fakes := []*kfake.Cluster{fc}
+	env.Exec = fakeUp(t, &fakes)
+	res := executeOnFake(t, "partition-creation", env, map[string]string{"target": "250", "clusters": "kraft-4.1.0,kraft-3.9.1,zookeeper-3.9.1"})
+	return res, env, fakes
+}
+
+// TestPartitionCreationClusters: each cluster --cluster-dir does not match is started below Out
+// and stopped; each climbs, and ZooKeeper's time is set against KRaft's on the same release.
+func TestPartitionCreationClusters(t *testing.T) {
+	res, env, fakes := creationRun(t)
+	var ran []string
+	for _, c := range res.Commands {
+		ran = append(ran, strings.Join(c.Args[:2], " ")+" "+strings.TrimPrefix(flagOf(c.Args, "--cluster-dir"), env.Out))
+	}
+	if want := "cluster up /cluster-kraft-3.9.1|cluster down /cluster-kraft-3.9.1|cluster up /cluster-zookeeper-3.9.1|cluster down /cluster-zookeeper-3.9.1"; strings.Join(ran, "|") != want || len(fakes) != 3 {
+		t.Errorf("commands %q, %d clusters: want %q", ran, len(fakes), want)
+	}
+	if ch := res.Charts[0]; len(ch.Series) != 3 || ch.Series[2].Name != "ZooKeeper 3.9.1" || len(ch.Series[2].Points) != 3 || len(res.Failures) != 0 {
+		t.Errorf("series %+v, failures %v: want 3 increments on each cluster, ZooKeeper 3.9.1 last", ch.Series, res.Failures)
+	}
+	if f := findingNamed(t, res, "ZooKeeper / KRaft mean increment time, Kafka 3.9.1"); f.Value != 1 {
+		t.Errorf("ratio %+v: want 1, every increment 2 clock readings on both", f)
+	}
+	for _, f := range fakes {
+		leftover(t, f, "plimsoll-pc-")
+	}
 }
 
 // leftover fails the test if a topic under prefix is left on the fake, or one outside it is gone.

@@ -337,13 +337,28 @@ func ptFindings(pts []ptPoint, pl ptPlan) []results.Finding {
 	}
 	cliff := 1000.0
 	out := []results.Finding{{Name: "throughput peaks at", Value: float64(peak.partitions), Unit: "partitions",
-		Text: fmt.Sprintf("the highest sustained rate, %s msgs/s, was at %d partitions", units.Count(peak.msgs), peak.partitions)}}
+		Text: fmt.Sprintf("the highest sustained rate, %s msgs/s, was at %s partitions", units.Count(peak.msgs), units.Int(peak.partitions)) + invalidAt(pts)}}
 	if at, ok := latencyTurnsUp(pts); ok {
 		out = append(out, results.Finding{Name: "p99 latency turns up from", Value: float64(at.partitions), Unit: "partitions",
 			Article: &cliff, ArticleNote: "002: throughput fell and latency rose past about 1,000 partitions (3 x r6g.large, Kafka 3.1.1)",
 			Text: fmt.Sprintf("p99 publish latency rises at every count from %d partitions on (%s ms there)", at.partitions, units.Ms(at.p99))})
 	}
 	return append(out, ptSerialisation(pts, pl)...)
+}
+
+// invalidAt names the partition counts whose runs were judged invalid, after "; ", or is "":
+// where the load generator set a run's rate, the peak may lie elsewhere.
+func invalidAt(pts []ptPoint) string {
+	var at []string
+	for _, pt := range pts {
+		if pt.state == "invalid" {
+			at = append(at, units.Int(pt.partitions))
+		}
+	}
+	if len(at) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the runs at %s partitions were judged invalid (the load generator, not the cluster, set their rate), so the peak may lie elsewhere", strings.Join(at, ", "))
 }
 
 // latencyTurnsUp is the start of the rising stretch that ends the latency curve: the count after

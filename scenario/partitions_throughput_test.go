@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/plimsoll/plimsoll/results"
 )
 
 // partitionsReplay answers each run with the result.json of a real run of as many partitions:
@@ -18,7 +20,10 @@ func partitionsReplay(t *testing.T) *replay {
 	}}
 }
 
-func TestPartitionsThroughput(t *testing.T) {
+// partitionsRun runs partitions-throughput in short mode on the recorded runs; its record is the
+// one the report's golden file shows (TestReportGolden).
+func partitionsRun(t *testing.T) (results.Scenario, *replay, *Env) {
+	t.Helper()
 	r := partitionsReplay(t)
 	env := replayEnv(t, "testdata/cluster-loopback", r)
 	s, _ := Lookup("partitions-throughput")
@@ -26,6 +31,11 @@ func TestPartitionsThroughput(t *testing.T) {
 	if err != nil || len(res.Failures) > 0 {
 		t.Fatalf("%v %v", err, res.Failures)
 	}
+	return res, r, env
+}
+
+func TestPartitionsThroughput(t *testing.T) {
+	res, r, _ := partitionsRun(t)
 	var asked []string
 	for _, args := range r.seen {
 		asked = append(asked, flagOf(args, "--partitions"))
@@ -50,8 +60,8 @@ func TestPartitionsThroughput(t *testing.T) {
 	if pts := total.Series[0].Points; !total.LogX || len(pts) != 2 || pts[1].X != 24 || math.Abs(pts[1].Y-1142.8) > 0.1 {
 		t.Errorf("total chart %+v: want 2 points on a log axis, 1,143 ms at 24", total)
 	}
-	if f := findingNamed(t, res, "throughput peaks at"); f.Value != 24 {
-		t.Errorf("peak %+v, want 24 partitions", f)
+	if f := findingNamed(t, res, "throughput peaks at"); f.Value != 24 || !strings.Contains(f.Text, "the runs at 3 partitions were judged invalid") {
+		t.Errorf("peak %+v, want 24 partitions, the run at 3 named invalid", f)
 	}
 	if f := findingNamed(t, res, "rate at 8 / at 1 leader partitions per broker"); math.Abs(f.Value-1.4644) > 0.0001 || *f.Article != 1.35 {
 		t.Errorf("serialisation %+v: want 1.464 beside 000's 1.35", f)

@@ -157,7 +157,7 @@ func moveAll(ctx context.Context, env *Env, st *localkafka.State, spec clusterSp
 		}
 		if err != nil {
 			pt.Note = "failed: " + err.Error()
-			res.Failures = append(res.Failures, fmt.Sprintf("%s: moving %d partitions with %s in them: %v", spec.Label(), m.partitions, units.FormatBytes(data), err))
+			res.Failures = append(res.Failures, fmt.Sprintf("%s: moving %s partitions with %s in them: %v", spec.Label(), units.Int(m.partitions), units.FormatBytes(data), err))
 		}
 		fmt.Fprintf(env.Log, "scenario: %s: moved %d partitions with %s in %s s %s\n", spec.Label(), m.partitions, units.FormatBytes(data), units.Sig(pt.Y, 3), pt.Note)
 		s.Points = append(s.Points, pt)
@@ -363,12 +363,19 @@ func withArticleMoves(ch results.Chart, m movePlan) results.Chart {
 }
 
 // moveFindings: each cluster's time for each data size, beside 002's for 10,000 empty partitions.
+// A move that failed (a point with a note) is named so, its time the time until it failed, with
+// no article figure beside it: it is not a time to move.
 func moveFindings(ch results.Chart, m movePlan) []results.Finding {
 	var out []results.Finding
 	for _, s := range ch.Series {
 		for _, p := range s.Points {
-			f := results.Finding{Name: fmt.Sprintf("%s: %s partitions with %s moved off one broker", s.Name, units.Count(float64(m.partitions)), units.FormatBytes(p.X*1e6)),
-				Value: p.Y, Unit: "s", Text: p.Note}
+			what := fmt.Sprintf("%s: %s partitions with %s", s.Name, units.Int(m.partitions), units.FormatBytes(p.X*1e6))
+			f := results.Finding{Name: what + " moved off one broker", Value: p.Y, Unit: "s", Text: p.Note}
+			if p.Note != "" {
+				f.Name, f.Text = what+": the move failed after", strings.TrimPrefix(p.Note, "failed: ")
+				out = append(out, f)
+				continue
+			}
 			mode, _, _ := strings.Cut(s.Name, " ")
 			if v, ok := article002Moves[mode]; ok && p.X == 0 && m.partitions == 10000 && m.rf == 2 {
 				f.Article, f.ArticleNote = &v, "002 (slide 44): 10,000 empty partitions at rf 2 from one broker to the other two, Kafka 3.1.1 on 3 x r6g.large"

@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/plimsoll/plimsoll/results"
 )
 
 // TestReassignmentOnFake runs the scenario on kfake, which accepts AlterPartitionReassignments
@@ -15,26 +18,22 @@ import (
 // that never shows in the metadata must end as a recorded failure at the timeout, not a crash,
 // with the topics deleted after.
 func TestReassignmentOnFake(t *testing.T) {
-	dir, fc := fakeCluster(t, 3)
-	var asked []*kmsg.AlterPartitionAssignmentsRequest
-	fc.ControlKey(kmsg.AlterPartitionAssignments.Int16(), func(r kmsg.Request) (kmsg.Response, error, bool) {
-		fc.KeepControl()
-		asked = append(asked, r.(*kmsg.AlterPartitionAssignmentsRequest))
-		return nil, nil, false
-	})
-	env, _ := clockEnv(t, dir)
-	s, _ := Lookup("reassignment")
-	p, err := Resolve(s, Short, map[string]string{"partitions": "30", "data": "0,64KB", "throttle": "1MB/s", "timeout": "300ms"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := s.Run(context.Background(), env, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, _, fc, asked := reassignmentOn(t, map[string]string{"partitions": "30", "data": "0,64KB", "throttle": "1MB/s", "timeout": "300ms"})
 	pts := res.Charts[0].Series[0].Points
 	if len(pts) != 2 || pts[0].X != 0 || pts[1].X != 0.064 || len(res.Failures) != 2 || !strings.Contains(pts[0].Note, "did not show the change") {
 		t.Fatalf("points %+v, failures %v: want two moves (empty, 64 KB), each failed as data", pts, res.Failures)
+	}
+	moves := 0
+	for _, f := range res.Findings {
+		if strings.Contains(f.Name, " partitions with ") {
+			moves++
+			if !strings.HasSuffix(f.Name, ": the move failed after") || f.Article != nil {
+				t.Errorf("finding %+v: a failed move must say so, with no article figure beside it", f)
+			}
+		}
+	}
+	if moves != 2 {
+		t.Errorf("%d findings of moves in %+v, want 2", moves, res.Findings)
 	}
 	if len(res.Charts[0].Series) != 1 {
 		t.Errorf("series %+v: 002's figures are for 10,000 partitions only", res.Charts[0].Series)
@@ -55,6 +54,28 @@ func TestReassignmentOnFake(t *testing.T) {
 		t.Errorf("%d partitions moved off broker 2, want about 20 of 30", n)
 	}
 	leftover(t, fc, "plimsoll-ra-")
+}
+
+// reassignmentOn runs reassignment in short mode with set on a kfake cluster given by
+// --cluster-dir, keeping the AlterPartitionReassignments requests it was sent.
+func reassignmentOn(t *testing.T, set map[string]string) (results.Scenario, *Env, *kfake.Cluster, []*kmsg.AlterPartitionAssignmentsRequest) {
+	t.Helper()
+	dir, fc := fakeCluster(t, 3)
+	var asked []*kmsg.AlterPartitionAssignmentsRequest
+	fc.ControlKey(kmsg.AlterPartitionAssignments.Int16(), func(r kmsg.Request) (kmsg.Response, error, bool) {
+		fc.KeepControl()
+		asked = append(asked, r.(*kmsg.AlterPartitionAssignmentsRequest))
+		return nil, nil, false
+	})
+	env, _ := clockEnv(t, dir)
+	return executeOnFake(t, "reassignment", env, set), env, fc, asked
+}
+
+// reassignmentRun is the record the report's golden file shows (TestReportGolden): 002's 10,000
+// partitions at rf 2, empty and with 64 KB, each move never applied by kfake and so timed out after 1 s (the two waits are 2 of the package's 3.2 s).
+func reassignmentRun(t *testing.T) (results.Scenario, *Env, *kfake.Cluster) {
+	res, env, fc, _ := reassignmentOn(t, map[string]string{"partitions": "10000", "data": "0,64KB", "timeout": "1s"})
+	return res, env, fc
 }
 
 func TestOffBrokerPlan(t *testing.T) {

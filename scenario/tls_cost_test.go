@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	goldenfile "github.com/plimsoll/plimsoll/internal/golden"
-	"github.com/plimsoll/plimsoll/report"
 	"github.com/plimsoll/plimsoll/scenario"
 )
 
@@ -86,11 +84,7 @@ func TestTLSCost(t *testing.T) {
 	if len(res.Charts) != 2 || len(res.Charts[0].Series[0].Points) != 3 || len(res.Charts[1].Series) != 3 {
 		t.Errorf("charts %+v: want CPU per listener (3 points) and the relative rates with Instaclustr's", res.Charts)
 	}
-	var text strings.Builder
-	if err := report.ScenarioText(&text, &res); err != nil {
-		t.Fatal(err)
-	}
-	goldenfile.Check(t, filepath.Join("testdata", "tls-cost.txt"), []byte(strings.ReplaceAll(text.String(), env.Out, "OUT")))
+	checkReport(t, "tls-cost", &res, 2, strings.NewReplacer(env.Out, "OUT"))
 }
 
 // TestTLSCostRefusals: a failed compare is a failure kept as data; --cluster-dir and bad

@@ -49,6 +49,9 @@ func Group(s string) string {
 	return b.String()
 }
 
+// Int formats a whole count (partitions, brokers): every digit, thousands grouped.
+func Int(n int) string { return Group(strconv.Itoa(n)) }
+
 // Count formats messages per second: to the message from 100 up (a search's rates differ by a
 // few percent, which three digits would blur), to 3 significant digits below.
 func Count(v float64) string {

@@ -39,6 +39,8 @@ func TestFormatters(t *testing.T) {
 		{"rate exact", Count(7071.07), "7,071"},
 		{"rate big", Count(1.5e6), "1,500,000"},
 		{"rate small", Count(58), "58.0"},
+		{"int small", Int(30), "30"},
+		{"int big", Int(10000), "10,000"},
 		{"rate fraction", Count(0.25), "0.250"},
 		{"MB/s", MBps(5e6), "5.00"},
 		{"MB/s small", MBps(1234), "0.00123"},
