@@ -41,7 +41,7 @@ func init() {
 			{Name: "size", Short: "100", Full: "100", Doc: "S, the smaller message, bytes"},
 			{Name: "extra", Short: "8", Full: "8", Doc: "N, the bytes added to it (Kafka 0.10's timestamp: 8)"},
 			{Name: "repeat", Short: "1", Full: "3", Doc: "limit searches per order (S first, S+N first): each size is searched 2 x repeat times"},
-			{Name: "trial", Short: "6s", Full: "20s", Doc: "each trial's measured window"},
+			{Name: "trial", Short: "8s", Full: "20s", Doc: "each trial's measured window"},
 			{Name: "warmup", Short: "3s", Full: "5s", Doc: "each trial's warm-up before its window"},
 			{Name: "tolerance", Short: "0.01", Full: "0.01", Doc: "each search stops when its ok and overloaded rates are this share apart"},
 			{Name: "nic", Short: "16Mbit/s", Full: "16Mbit/s", Doc: "each broker's emulated NIC when the scenario starts its own cluster (with --cluster-dir, that cluster's)"},
