@@ -199,21 +199,28 @@ func nicTag(iface string) (string, bool) {
 
 // pids lists the processes living in this cluster's broker namespaces.
 func (n nicNet) pids() []string {
-	out, err := exec.Command("ip", "netns", "list").Output()
-	if err != nil {
-		return nil
-	}
 	var pids []string
-	for _, line := range strings.Split(string(out), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 || !strings.HasPrefix(f[0], "plimsoll-"+n.tag+"-") {
-			continue
-		}
-		if p, err := exec.Command("ip", "netns", "pids", f[0]).Output(); err == nil {
+	for _, ns := range n.namespaces() {
+		if p, err := exec.Command("ip", "netns", "pids", ns).Output(); err == nil {
 			pids = append(pids, strings.Fields(string(p))...)
 		}
 	}
 	return pids
+}
+
+// namespaces lists this cluster's broker namespaces that exist now.
+func (n nicNet) namespaces() []string {
+	out, err := exec.Command("ip", "netns", "list").Output()
+	if err != nil {
+		return nil
+	}
+	var found []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(f[0], "plimsoll-"+n.tag+"-") {
+			found = append(found, f[0])
+		}
+	}
+	return found
 }
 
 // shape sets (or changes) the broker's data link to bytesPerSec in each direction.
@@ -232,13 +239,8 @@ func (n nicNet) shape(b *Broker, bytesPerSec float64) error {
 // teardown removes every namespace and bridge of this cluster, ignoring what is already gone.
 // Deleting a namespace deletes the veth pairs with an end in it.
 func (n nicNet) teardown() {
-	if out, err := exec.Command("ip", "netns", "list").Output(); err == nil {
-		for _, line := range strings.Split(string(out), "\n") {
-			f := strings.Fields(line)
-			if len(f) > 0 && strings.HasPrefix(f[0], "plimsoll-"+n.tag+"-") {
-				exec.Command("ip", "netns", "del", f[0]).Run()
-			}
-		}
+	for _, ns := range n.namespaces() {
+		exec.Command("ip", "netns", "del", ns).Run()
 	}
 	if out, err := exec.Command("ip", "-o", "link", "show").Output(); err == nil {
 		for _, line := range strings.Split(string(out), "\n") {
@@ -265,12 +267,8 @@ func (c *State) Leftovers() []string {
 
 func (n nicNet) leftovers() []string {
 	var found []string
-	if out, err := exec.Command("ip", "netns", "list").Output(); err == nil {
-		for _, line := range strings.Split(string(out), "\n") {
-			if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(f[0], "plimsoll-"+n.tag+"-") {
-				found = append(found, "netns "+f[0])
-			}
-		}
+	for _, ns := range n.namespaces() {
+		found = append(found, "netns "+ns)
 	}
 	if out, err := exec.Command("ip", "-o", "link", "show").Output(); err == nil {
 		for _, line := range strings.Split(string(out), "\n") {
