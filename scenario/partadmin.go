@@ -40,7 +40,9 @@ func newPartAdmin(ctx context.Context, bootstrap []string, prefix string, timeou
 	// kgo refuses a request timeout overhead above 15 minutes; one admin request longer than 5 is
 	// hung, and the waits for a move or a creation are bounded by the scenario on their own.
 	timeout = min(timeout, 5*time.Minute)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...), kgo.RequestTimeoutOverhead(timeout+10*time.Second))
+	// Topic lists must be fresh: kgo answers a Metadata request from its cache for MetadataMinAge
+	// (5 s by default), so a list right after a deletion still showed the deleted topic.
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...), kgo.RequestTimeoutOverhead(timeout+10*time.Second), kgo.MetadataMinAge(10*time.Millisecond))
 	if err != nil {
 		return nil, err
 	}
