@@ -234,7 +234,7 @@ const releaseSlack = 200
 func moveOnce(ctx context.Context, env *Env, a *partAdmin, suffix string, data float64, m movePlan) (results.Point, error) {
 	pt := results.Point{X: data / 1e6}
 	name := a.topic(suffix)
-	if err := a.createTopic(ctx, name, int32(m.partitions), int16(m.rf), nil); err != nil {
+	if err := a.createInSteps(ctx, name, int32(m.partitions), int16(m.rf)); err != nil {
 		return pt, fmt.Errorf("creating the topic: %w", err)
 	}
 	wctx, cancel := context.WithTimeout(ctx, m.timeout)

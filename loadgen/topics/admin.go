@@ -45,7 +45,8 @@ func EnsureNone(ctx context.Context, adm *kadm.Client, prefix string) error {
 // The names carry the run's id and EnsureNone found none of them, so neither answer means
 // someone else's topic: such topics are waited for like the rest, then checked.
 func Create(ctx context.Context, adm *kadm.Client, names []string, partitions int32, rf int16, configs map[string]*string) error {
-	resps, err := adm.CreateTopics(ctx, partitions, rf, configs, names...)
+	first := min(partitions, MaxPartitionsPerRequest)
+	resps, err := adm.CreateTopics(ctx, first, rf, configs, names...)
 	if err != nil {
 		return fmt.Errorf("%w: creating topics: %w", ErrSetup, err)
 	}
@@ -59,13 +60,43 @@ func Create(ctx context.Context, adm *kadm.Client, names []string, partitions in
 			if r.ErrMessage != "" {
 				msg = ": " + r.ErrMessage
 			}
-			return fmt.Errorf("%w: creating topic %s (%d partitions, replication %d): %w%s", ErrSetup, name, partitions, rf, r.Err, msg)
+			return fmt.Errorf("%w: creating topic %s (%d partitions, replication %d): %w%s", ErrSetup, name, first, rf, r.Err, msg)
 		}
+	}
+	if err := grow(ctx, adm, names, first, partitions); err != nil {
+		return err
 	}
 	if err := WaitLeaders(ctx, adm, names, partitions); err != nil {
 		return err
 	}
 	return checkShape(ctx, adm, names, partitions, rf)
+}
+
+// MaxPartitionsPerRequest is the most partitions Create asks for in one request. A KRaft
+// controller refuses an operation of more than 10,000 metadata records (a record per partition,
+// one per topic) with POLICY_VIOLATION, "Unable to perform excessively large batch operation":
+// a 10,000-partition topic failed so on Kafka 4.1.0. Create makes a larger topic with this many
+// partitions, then adds them in steps of this many (CreatePartitions).
+var MaxPartitionsPerRequest int32 = 5000
+
+// grow takes each topic from have partitions to want, MaxPartitionsPerRequest at a time, waiting
+// for each step's leaders before the next.
+func grow(ctx context.Context, adm *kadm.Client, names []string, have, want int32) error {
+	for have < want {
+		next := min(want, have+MaxPartitionsPerRequest)
+		if err := WaitLeaders(ctx, adm, names, have); err != nil {
+			return err
+		}
+		resps, err := adm.UpdatePartitions(ctx, int(next), names...)
+		if err == nil {
+			err = resps.Error()
+		}
+		if err != nil {
+			return fmt.Errorf("%w: growing topics %s from %d to %d partitions (at most %d per request): %w", ErrSetup, strings.Join(names, ", "), have, next, MaxPartitionsPerRequest, err)
+		}
+		have = next
+	}
+	return nil
 }
 
 // checkShape fails when a topic has other partitions or replication than asked for.

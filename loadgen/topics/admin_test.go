@@ -137,3 +137,52 @@ func TestCreateAfterTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestCreateInSteps: a topic of more partitions than one request may ask for (a KRaft controller
+// refuses more than 10,000 records per operation) is created with MaxPartitionsPerRequest, then
+// grown by at most that many per CreatePartitions request, and checked whole.
+func TestCreateInSteps(t *testing.T) {
+	defer func(n int32) { MaxPartitionsPerRequest = n }(MaxPartitionsPerRequest)
+	MaxPartitionsPerRequest = 3
+	adm, cluster := fakeAdmin(t)
+	var created []int32
+	cluster.ControlKey(kmsg.CreateTopics.Int16(), func(r kmsg.Request) (kmsg.Response, error, bool) {
+		cluster.KeepControl()
+		for _, tp := range r.(*kmsg.CreateTopicsRequest).Topics {
+			created = append(created, tp.NumPartitions)
+		}
+		return nil, nil, false
+	})
+	var grown []int32
+	cluster.ControlKey(kmsg.CreatePartitions.Int16(), func(r kmsg.Request) (kmsg.Response, error, bool) {
+		cluster.KeepControl()
+		for _, tp := range r.(*kmsg.CreatePartitionsRequest).Topics {
+			grown = append(grown, tp.Count)
+		}
+		return nil, nil, false
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := Create(ctx, adm, []string{"run-t0"}, 8, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(created) != 1 || created[0] != 3 || len(grown) != 2 || grown[0] != 6 || grown[1] != 8 {
+		t.Errorf("CreateTopics asked for %v partitions, CreatePartitions for %v: want [3], then [6 8]", created, grown)
+	}
+	// A growth the cluster refuses names the step and the limit.
+	cluster.ControlKey(kmsg.CreatePartitions.Int16(), func(r kmsg.Request) (kmsg.Response, error, bool) {
+		req := r.(*kmsg.CreatePartitionsRequest)
+		resp := req.ResponseKind().(*kmsg.CreatePartitionsResponse)
+		for _, tp := range req.Topics {
+			rt := kmsg.NewCreatePartitionsResponseTopic()
+			rt.Topic, rt.ErrorCode = tp.Topic, kerr.PolicyViolation.Code
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return resp, nil, true
+	})
+	err := Create(ctx, adm, []string{"run-t1"}, 5, 1, nil)
+	if !errors.Is(err, ErrSetup) || !strings.Contains(err.Error(), "growing topics run-t1 from 3 to 5 partitions (at most 3 per request)") ||
+		!errors.Is(err, kerr.PolicyViolation) {
+		t.Errorf("a refused growth: %v", err)
+	}
+}
