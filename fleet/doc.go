@@ -11,6 +11,16 @@
 // have: histograms merged bucket for bucket, counters summed, ledgers of disjoint producer
 // ranges united.
 //
+// The transport: Open (the coordinator) refuses a run whose prefix is in use, creates the two
+// topics under the run's prefix, writes the plan and a heartbeat each second; AwaitJoins waits
+// for the N joins (ErrMissing, ErrRefused, ErrDuplicate name the workers); Collect hands on
+// each second once every worker reported it, merged, and ends with the merged finals, or with
+// ErrSilent naming a worker that stopped reporting; Close writes the end and deletes both
+// topics, never a name outside the prefix. Join (a worker) finds the control topic (ErrNoRun),
+// reads and checks the plan, refusing it on the results topic when it cannot run it, and
+// publishes its join; Worker.Err reports a coordinator that ended the run or went silent.
+// Every deadline and silence is judged on an injectable Clock.
+//
 // The plan and the reports are JSON decoded strictly: an unknown field, a missing one or
 // another format is an error naming it, since it means a worker of another plimsoll.
 package fleet

@@ -37,6 +37,7 @@ type Message struct {
 // Second is one second of one worker's load, lined up with the others' by Index.
 type Second struct {
 	// Index counts seconds from the plan's start: this second ends Index seconds after it.
+	// The first is 1, and each worker reports every second in order.
 	Index int    `json:"index"`
 	Phase string `json:"phase"`
 	Tally Tally  `json:"tally"`
