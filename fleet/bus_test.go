@@ -307,12 +307,16 @@ func TestSilentWorkers(t *testing.T) {
 		base, p := testRun(t)
 		co := open(t, base, p, &clock{t: start, step: 100 * time.Millisecond})
 		ws := joinAll(t, base, p, co, 3)
-		for i, w := range ws {
-			for s := 1; s <= tc.seconds[i]; s++ {
-				if err := w.Second(context.Background(), sec(s)); err != nil {
-					t.Fatal(err)
+		for s := 1; s <= 9; s++ { // in step, a second at a time, as their schedule has them
+			for i, w := range ws {
+				if s <= tc.seconds[i] {
+					if err := w.Second(context.Background(), sec(s)); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
+		}
+		for i, w := range ws {
 			if tc.finals[i] {
 				if err := w.Final(context.Background(), fin(w)); err != nil {
 					t.Fatal(err)
