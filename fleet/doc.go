@@ -19,7 +19,8 @@
 // topics, never a name outside the prefix. Join (a worker) finds the control topic (ErrNoRun),
 // reads and checks the plan, refusing it on the results topic when it cannot run it, and
 // publishes its join; Worker.Err reports a coordinator that ended the run or went silent.
-// Every deadline and silence is judged on an injectable Clock.
+// Every deadline and silence is judged on an injectable Clock. Balancer is the consumer group
+// balancer that gives each partition to a member of the worker owning it.
 //
 // The plan and the reports are JSON decoded strictly: an unknown field, a missing one or
 // another format is an error naming it, since it means a worker of another plimsoll.
