@@ -134,7 +134,14 @@ func (w *Worker) readPlan(ctx context.Context, runID string) (Plan, error) {
 func (w *Worker) listen(ctx context.Context) {
 	defer close(w.done)
 	for ctx.Err() == nil {
-		recs, _ := poll(ctx, w.cl, w.limits.Poll)
+		recs, err := poll(ctx, w.cl, w.limits.Poll)
+		if err != nil && len(recs) == 0 { // the topic deleted, say: no busy loop on its errors
+			select {
+			case <-ctx.Done():
+			case <-time.After(w.limits.Poll):
+			}
+			continue
+		}
 		if len(recs) == 0 {
 			continue
 		}
