@@ -65,10 +65,12 @@ func TestRunPausedLeader(t *testing.T) {
 		t.Errorf("the run took %v: past its bounds", took)
 	}
 	if _, err := os.Stat(filepath.Join(out, "result.json")); err == nil {
-		// The run got through (leadership moved off the paused broker): its verdict says why.
+		// The run got through its set-up: its verdict says which broker went silent, whether it was
+		// found silent at the start ("answered nothing when the run started") or in the window
+		// ("answered no metrics scrape for 7 s in a row").
 		state, _, criteria, why := verdictOf(t, out)
 		if state != "invalid" || code != ExitInvalid || len(criteria) == 0 || criteria[0] != "silent-broker" ||
-			!strings.Contains(why, fmt.Sprintf("broker %d answered nothing", victim)) {
+			!strings.Contains(why, fmt.Sprintf("broker %d answered n", victim)) {
 			t.Errorf("verdict %s, exit %d with a paused leader, want invalid (silent-broker) naming broker %d:\n%s", state, code, victim, why)
 		}
 	} else if want := fmt.Sprintf("broker %d (", victim); code != ExitError || !strings.Contains(stderr, want) || !strings.Contains(stderr, "did not answer") {
