@@ -21,13 +21,12 @@ import (
 // (settling 20 s, warm-up and window, drain, clean-up), exit non-zero with its verdict saying
 // why, and delete its topic.
 //
-// It fails today and runs only with PLIMSOLL_PAUSED_LEADER=1 (docs/bad-input.md): when the pause
-// comes after the settling writes, every produce fails and the verdict says host-noise, not the
-// silent broker; and the clean-up's DeleteTopics timed out twice (10 s, then 20 s with a fresh
-// client), leaving the run's topic.
+// It runs only with PLIMSOLL_PAUSED_LEADER=1 (docs/bad-input.md): it failed until the verdict
+// named a broker silenced in the window (silent-broker) and the clean-up sent its deletion past
+// the paused broker; it costs about a minute and joins make test once it has passed reliably.
 func TestRunPausedLeader(t *testing.T) {
 	if os.Getenv("PLIMSOLL_PAUSED_LEADER") != "1" {
-		t.Skip("fails today (a paused leader after settling: no silent-broker verdict, the topic left behind); PLIMSOLL_PAUSED_LEADER=1 runs it")
+		t.Skip("opt-in until it has passed reliably (about a minute on the shared cluster); PLIMSOLL_PAUSED_LEADER=1 runs it")
 	}
 	c := up(t)
 	out := t.TempDir()
