@@ -1,0 +1,127 @@
+package probe
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"iter"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// DefaultSpillKeep is how many of the latest samples a spilling series holds in memory.
+const DefaultSpillKeep = 60
+
+// spill is the file a long series keeps its older samples in: one JSON object a line (a Sample
+// as probe.json has it), appended as the samples leave memory and read back from the start for
+// every pass over the series. The file is unlinked as soon as it is open, so it never shows in a
+// directory and a crash leaves nothing behind; its space is freed when it is closed (Close, or
+// the file's finalizer). Where the system refuses to unlink an open file, it is removed at Close.
+type spill struct {
+	f    *os.File
+	path string // set when the file still has a name: removed at Close
+
+	mu   sync.Mutex
+	size int64 // bytes appended
+	err  error // the first read or write error
+}
+
+// openSpill creates the spill file in dir, or in dir's nearest existing parent: a spill never
+// creates a directory.
+func openSpill(dir string) (*spill, error) {
+	dir = existingDir(dir)
+	f, err := os.CreateTemp(dir, ".plimsoll-probe-spill-*.jsonl")
+	if err != nil {
+		return nil, fmt.Errorf("probe: spill file: %w", err)
+	}
+	sp := &spill{f: f}
+	if err := os.Remove(f.Name()); err != nil {
+		sp.path = f.Name()
+	}
+	return sp, nil
+}
+
+// existingDir is dir or its nearest parent that exists.
+func existingDir(dir string) string {
+	for {
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return os.TempDir()
+		}
+		dir = up
+	}
+}
+
+// append writes x at the end of the file and returns the file's size after it.
+func (sp *spill) append(x Sample) (int64, error) {
+	line, err := json.Marshal(x)
+	if err != nil {
+		return 0, fmt.Errorf("probe: spilling a sample: %w", err)
+	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	n, err := sp.f.WriteAt(append(line, '\n'), sp.size)
+	if err != nil {
+		// A partial line is overwritten by the next append, never read: reads stop at size.
+		return 0, fmt.Errorf("probe: spilling a sample: %w", err)
+	}
+	sp.size += int64(n)
+	return sp.size, nil
+}
+
+// read yields the samples in the file's first size bytes, in order. A read or decoding error
+// ends the sequence and is kept for Err.
+func (sp *spill) read(size int64) iter.Seq[Sample] {
+	return func(yield func(Sample) bool) {
+		dec := json.NewDecoder(io.NewSectionReader(sp.f, 0, size))
+		for {
+			var x Sample
+			err := dec.Decode(&x)
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if err != nil {
+				sp.fail(fmt.Errorf("probe: reading the spilled samples back: %w", err))
+				return
+			}
+			if !yield(x) {
+				return
+			}
+		}
+	}
+}
+
+func (sp *spill) fail(err error) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.err == nil {
+		sp.err = err
+	}
+}
+
+// Err is the first error reading the file back.
+func (sp *spill) Err() error {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.err
+}
+
+// close closes the file (freeing its space) and removes it when it still has a name.
+func (sp *spill) close() error {
+	err := sp.f.Close()
+	if errors.Is(err, fs.ErrClosed) {
+		err = nil
+	}
+	if sp.path != "" {
+		if rerr := os.Remove(sp.path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			err = errors.Join(err, rerr)
+		}
+	}
+	return err
+}
