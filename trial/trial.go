@@ -93,7 +93,7 @@ func judge(lr *loadgen.Result, series *probe.Series, cfg Config, version string,
 		Bootstrap: cfg.Target.Bootstrap, Local: cfg.Target.Local, NICBytesPerSec: nic, MetricsURLs: len(cfg.Target.MetricsURLs),
 	}}
 	window := t.MeasuredWindow()
-	if window != nil && len(window.Samples) > 0 {
+	if window != nil && window.Len() > 0 {
 		u := use.Summarise(window)
 		t.USE = &u
 	}

@@ -101,7 +101,7 @@ type series struct{ *probe.Series }
 func (s series) measure(metric, unit, source string, scale float64, f sample) Cell {
 	c := Cell{Metric: metric, Unit: unit, Source: source, Mean: probe.Missing, Max: probe.Missing}
 	var sum, mx float64
-	for _, x := range s.Samples {
+	for x := range s.All() {
 		v := f(x)
 		if !v.OK() {
 			continue
@@ -123,15 +123,15 @@ func (s series) measure(metric, unit, source string, scale float64, f sample) Ce
 
 // has reports whether f yields a value in any sample.
 func (s series) has(f sample) bool {
-	return slices.ContainsFunc(s.Samples, func(x probe.Sample) bool { return f(x).OK() })
+	return s.any(func(x probe.Sample) bool { return f(x).OK() })
 }
 
 // Summarise builds the USE table of s (usually a Window of a series).
 func Summarise(ps *probe.Series) Table {
 	s := series{ps}
-	t := Table{Samples: len(s.Samples)}
-	if n := len(s.Samples); n > 0 {
-		t.From, t.To = s.Samples[0].Start, s.Samples[n-1].Time
+	t := Table{Samples: s.Len()}
+	if t.Samples > 0 {
+		t.From, t.To = s.Span()
 		t.Seconds = t.To.Sub(t.From).Seconds()
 	}
 	for _, id := range s.BrokerIDs() {
@@ -148,11 +148,21 @@ func Summarise(ps *probe.Series) Table {
 }
 
 func (s series) hasHost() bool {
-	return slices.ContainsFunc(s.Samples, func(x probe.Sample) bool { return x.Host != nil })
+	return s.any(func(x probe.Sample) bool { return x.Host != nil })
 }
 
 func (s series) hasMeta() bool {
-	return slices.ContainsFunc(s.Samples, func(x probe.Sample) bool { return x.Meta != nil && x.Meta.Partitions > 0 })
+	return s.any(func(x probe.Sample) bool { return x.Meta != nil && x.Meta.Partitions > 0 })
+}
+
+// any reports whether f holds for a sample; it reads no further than the first that does.
+func (s series) any(f func(probe.Sample) bool) bool {
+	for x := range s.All() {
+		if f(x) {
+			return true
+		}
+	}
+	return false
 }
 
 // bf lifts a broker metric into a sample function.
