@@ -44,14 +44,14 @@ type Series struct {
 	spilled
 }
 
-// spilled is the part of a series in a spill file: its first size bytes, n samples, of which a
-// Window keeps those within its bounds (counted in kept).
+// spilled is the part of a series in a spill file: its bytes [start, size), n samples, of which
+// a Window keeps those within its bounds (counted in kept).
 type spilled struct {
-	file   *spill
-	size   int64
-	n      int
-	bounds bounds
-	kept   int
+	file        *spill
+	start, size int64
+	n           int
+	bounds      bounds
+	kept        int
 }
 
 // All yields every sample of the series in time order: the spilled ones read back from their
@@ -60,7 +60,7 @@ type spilled struct {
 func (s *Series) All() iter.Seq[Sample] {
 	return func(yield func(Sample) bool) {
 		if s.file != nil {
-			for x := range s.file.read(s.size) {
+			for x := range s.file.read(s.start, s.size) {
 				if s.bounds.keep(x) && !yield(x) {
 					return
 				}
@@ -147,14 +147,35 @@ func (s *Series) Window(from, to time.Time) *Series {
 	}
 	if s.file != nil {
 		w.bounds = s.bounds.and(b)
-		w.kept = 0
-		for x := range s.file.read(s.size) {
-			if w.bounds.keep(x) {
-				w.kept++
-			}
-		}
+		w.narrow()
 	}
 	return &w
+}
+
+// narrow counts the spilled samples within the window's bounds and, when they are one run of
+// lines (the samples in time order, as a probe records them), narrows the bytes read to theirs,
+// so that every later pass over the window reads its own samples only.
+func (s *Series) narrow() {
+	s.kept = 0
+	lo, hi, prev := s.start, s.start, s.start
+	contiguous, passed := true, false
+	for x, end := range s.file.read(s.start, s.size) {
+		switch {
+		case s.bounds.keep(x):
+			if s.kept == 0 {
+				lo = prev
+			}
+			contiguous = contiguous && !passed
+			s.kept++
+			hi = end
+		case s.kept > 0:
+			passed = true
+		}
+		prev = end
+	}
+	if contiguous && s.file.Err() == nil {
+		s.start, s.size = lo, hi
+	}
 }
 
 // BrokerIDs lists every broker seen in the series, from metrics or metadata.

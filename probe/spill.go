@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,11 +76,11 @@ func (sp *spill) append(x Sample) (int64, error) {
 	return sp.size, nil
 }
 
-// read yields the samples in the file's first size bytes, in order. A read or decoding error
-// ends the sequence and is kept for Err.
-func (sp *spill) read(size int64) iter.Seq[Sample] {
-	return func(yield func(Sample) bool) {
-		dec := json.NewDecoder(io.NewSectionReader(sp.f, 0, size))
+// read yields the samples in the file's bytes [from, to), in order, each with the offset just
+// after it. A read or decoding error ends the sequence and is kept for Err.
+func (sp *spill) read(from, to int64) iter.Seq2[Sample, int64] {
+	return func(yield func(Sample, int64) bool) {
+		dec := json.NewDecoder(bufio.NewReaderSize(io.NewSectionReader(sp.f, from, to-from), 64<<10))
 		for {
 			var x Sample
 			err := dec.Decode(&x)
@@ -90,7 +91,7 @@ func (sp *spill) read(size int64) iter.Seq[Sample] {
 				sp.fail(fmt.Errorf("probe: reading the spilled samples back: %w", err))
 				return
 			}
-			if !yield(x) {
+			if !yield(x, from+dec.InputOffset()) {
 				return
 			}
 		}

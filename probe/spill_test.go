@@ -77,7 +77,11 @@ func TestSpillReadsBack(t *testing.T) {
 			if inner.Len() >= mem.Len()-3 || inner.Len() == 0 {
 				t.Fatalf("window of %d of %d samples: the test needs one that cuts both ends", inner.Len(), mem.Len())
 			}
-			sameSeries(t, "window", sp.Window(from.Add(3*time.Second), to.Add(-2*time.Second)), inner)
+			sw := sp.Window(from.Add(3*time.Second), to.Add(-2*time.Second))
+			sameSeries(t, "window", sw, inner)
+			if sw.start == 0 || sw.size > sp.size {
+				t.Errorf("the window reads bytes [%d, %d) of the spill's [0, %d): want its own lines only", sw.start, sw.size, sp.size)
+			}
 			sameSeries(t, "window of a window", sp.Window(from.Add(time.Second), time.Time{}).Window(time.Time{}, to.Add(-4*time.Second)),
 				mem.Window(from.Add(time.Second), to.Add(-4*time.Second)))
 			sameSeries(t, "an empty window", sp.Window(to.Add(time.Hour), time.Time{}), mem.Window(to.Add(time.Hour), time.Time{}))
@@ -169,4 +173,61 @@ func TestTakeHandsOverSpill(t *testing.T) {
 	if got, want := jsonOf(t, second), jsonOf(t, &Series{Samples: rec[6:9]}); got != want {
 		t.Errorf("the second take's samples differ from those recorded after the first")
 	}
+}
+
+// BenchmarkSpill is what spilling costs a sample (a real 3-broker run's, testdata/series-traffic.json):
+// appending it to the spill file as it leaves memory, and reading it back on one pass.
+// go test -run XXX -bench Spill/append -benchtime 2000x ./probe; go test -run XXX -bench Spill/read -benchtime 5x ./probe
+func BenchmarkSpill(b *testing.B) {
+	rec := recordedSeries(b, "series-traffic").Samples
+	b.Run("append", func(b *testing.B) {
+		s := &Series{}
+		defer s.Close()
+		sp := Spill{Dir: b.TempDir(), Keep: 1}
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if err := s.Add(rec[i%len(rec)], sp); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+		b.ReportMetric(float64(s.size)/float64(s.n), "file-B/sample")
+	})
+	b.Run("read", func(b *testing.B) {
+		s := &Series{}
+		defer s.Close()
+		sp := Spill{Dir: b.TempDir(), Keep: 1}
+		for i := range 1000 {
+			if err := s.Add(rec[i%len(rec)], sp); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportAllocs()
+		n := 0
+		for b.Loop() {
+			for range s.All() {
+				n++
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/sample")
+	})
+}
+
+// TestSpillWindowOutOfOrder: samples out of time order (not as a probe records them, but as a
+// series could be built) are windowed by their times all the same: the window's samples are
+// not one run of lines, and the whole spill is read and filtered.
+func TestSpillWindowOutOfOrder(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	mem := &Series{}
+	for _, sec := range []int{0, 10, 2, 12, 4, 14, 6} {
+		start := t0.Add(time.Duration(sec) * time.Second)
+		mem.Samples = append(mem.Samples, Sample{Start: start, Time: start.Add(time.Second)})
+	}
+	sp := spilledCopy(t, mem, Spill{Dir: t.TempDir(), Keep: 1})
+	from, to := t0, t0.Add(5*time.Second)
+	if w := sp.Window(from, to); w.Len() != 3 {
+		t.Errorf("window of %d samples, want the 3 within it", w.Len())
+	}
+	sameSeries(t, "window", sp.Window(from, to), mem.Window(from, to))
 }
