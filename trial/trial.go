@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/plimsoll/plimsoll/fault"
@@ -41,7 +42,9 @@ type Config struct {
 
 // Run executes one trial. The probe runs for the whole trial; the USE table, the per-process
 // CPU, the brokers' traffic and the verdict are drawn from the measured window only (warm-up and
-// drain excluded). When ctx ends while the load runs, Run returns the partial trial (its record
+// drain excluded). The probe spills its samples beyond the latest few (probe.Spill) into
+// cfg.Probe.Spill.Dir, or the system's temporary directory when that is empty, so a long trial's
+// memory stays flat; the trial's Series reads them back until it is closed (Series.Close). When ctx ends while the load runs, Run returns the partial trial (its record
 // marked interrupted, its verdict invalid) with an error wrapping loadgen.ErrInterrupted; when it
 // ends before the load started, no trial.
 func Run(ctx context.Context, cfg Config) (*results.Trial, error) {
@@ -60,6 +63,9 @@ func Run(ctx context.Context, cfg Config) (*results.Trial, error) {
 	if !cfg.NoProbe {
 		pc := cfg.Probe
 		pc.Target, pc.TopicPrefix = cfg.Target, opts.TopicPrefix
+		if pc.Spill.Dir == "" {
+			pc.Spill.Dir = os.TempDir()
+		}
 		var err error
 		if p, err = probe.Start(ctx, pc); err != nil {
 			return nil, fmt.Errorf("starting the probe: %w", err)
@@ -77,9 +83,14 @@ func Run(ctx context.Context, cfg Config) (*results.Trial, error) {
 			// What it measured before the interruption, marked interrupted and judged invalid.
 			return judge(lr, series, cfg, version, windows), err
 		}
+		series.Close()
 		return nil, err
 	}
 	t := judge(lr, series, cfg, version, windows)
+	if err := series.Err(); err != nil { // its figures would be drawn from part of the window
+		series.Close()
+		return nil, err
+	}
 	return t, nil
 }
 
