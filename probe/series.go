@@ -159,7 +159,7 @@ func (s *Series) narrow() {
 	s.kept = 0
 	lo, hi, prev := s.start, s.start, s.start
 	contiguous, passed := true, false
-	for x, end := range s.file.read(s.start, s.size) {
+	for x, end := range s.file.times(s.start, s.size) {
 		switch {
 		case s.bounds.keep(x):
 			if s.kept == 0 {

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // DefaultSpillKeep is how many of the latest samples a spilling series holds in memory.
@@ -79,10 +81,80 @@ func (sp *spill) append(x Sample) (int64, error) {
 // read yields the samples in the file's bytes [from, to), in order, each with the offset just
 // after it. A read or decoding error ends the sequence and is kept for Err.
 func (sp *spill) read(from, to int64) iter.Seq2[Sample, int64] {
+	return decode[Sample](sp, from, to)
+}
+
+// times yields the times of the samples in [from, to), each with the offset just after its line,
+// reading each line's start only (a sample's JSON begins with its start and time, as append
+// writes it); a line that does not is decoded whole.
+func (sp *spill) times(from, to int64) iter.Seq2[Sample, int64] {
 	return func(yield func(Sample, int64) bool) {
+		r := bufio.NewReaderSize(io.NewSectionReader(sp.f, from, to-from), 64<<10)
+		for off := from; ; {
+			head, n, err := readLine(r)
+			if n == 0 {
+				if err != nil && !errors.Is(err, io.EOF) {
+					sp.fail(fmt.Errorf("probe: reading the spilled samples back: %w", err))
+				}
+				return
+			}
+			off += n
+			x, err := timesOf(head)
+			if err != nil {
+				sp.fail(fmt.Errorf("probe: reading the spilled samples back: %w", err))
+				return
+			}
+			if !yield(x, off) {
+				return
+			}
+		}
+	}
+}
+
+// readLine reads one line of r and returns its first bytes (up to r's buffer) and its length.
+func readLine(r *bufio.Reader) (head []byte, n int64, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if head == nil {
+			head = bytes.Clone(chunk)
+		}
+		n += int64(len(chunk))
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return head, n, err
+		}
+	}
+}
+
+// timesOf reads a sample's start and time from the start of its line, or the whole line.
+func timesOf(line []byte) (Sample, error) {
+	var x Sample
+	rest, ok := bytes.CutPrefix(line, []byte(`{"start":`))
+	i := bytes.IndexByte(rest, ',')
+	if ok && i > 0 {
+		if tail, ok := bytes.CutPrefix(rest[i:], []byte(`,"time":`)); ok {
+			if j := bytes.IndexAny(tail, ",}"); j > 0 &&
+				x.Start.UnmarshalJSON(rest[:i]) == nil && x.Time.UnmarshalJSON(tail[:j]) == nil {
+				return x, nil
+			}
+		}
+	}
+	var t sampleTimes
+	err := json.Unmarshal(line, &t)
+	return Sample{Start: t.Start, Time: t.Time}, err
+}
+
+// sampleTimes is the part of a sample's JSON that windows read.
+type sampleTimes struct {
+	Start time.Time `json:"start"`
+	Time  time.Time `json:"time"`
+}
+
+// decode yields the JSON values in [from, to) as T, each with the offset just after it.
+func decode[T any](sp *spill, from, to int64) iter.Seq2[T, int64] {
+	return func(yield func(T, int64) bool) {
 		dec := json.NewDecoder(bufio.NewReaderSize(io.NewSectionReader(sp.f, from, to-from), 64<<10))
 		for {
-			var x Sample
+			var x T
 			err := dec.Decode(&x)
 			if errors.Is(err, io.EOF) {
 				return

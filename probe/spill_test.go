@@ -231,3 +231,21 @@ func TestSpillWindowOutOfOrder(t *testing.T) {
 	}
 	sameSeries(t, "window", sp.Window(from, to), mem.Window(from, to))
 }
+
+// TestNumUnmarshal: Num reads what encoding/json reads into a float64, null as missing, and
+// refuses what it refuses.
+func TestNumUnmarshal(t *testing.T) {
+	for _, in := range []string{"0", "-0", "1", "-1.5e-7", "123456789012345678901234567890", "4.9e-324", "1.7976931348623157e308", "2.5E+3", "1e400", `"1"`, "true", "{}", "[1]"} {
+		var f float64
+		ferr := json.Unmarshal([]byte(in), &f)
+		var n Num
+		nerr := json.Unmarshal([]byte(in), &n)
+		if (ferr == nil) != (nerr == nil) || ferr == nil && float64(n) != f {
+			t.Errorf("%s: Num %v (err %v), float64 %v (err %v)", in, n, nerr, f, ferr)
+		}
+	}
+	var n Num
+	if err := json.Unmarshal([]byte(" null "), &n); err != nil || n.OK() {
+		t.Errorf("null: %v, %v; want missing", n, err)
+	}
+}
