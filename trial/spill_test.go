@@ -169,3 +169,34 @@ func cloneSample(x probe.Sample, start time.Time) probe.Sample {
 	}
 	return x
 }
+
+// BenchmarkJudgeSpilled is what judging a measured window costs when its samples are spilled
+// (all but the latest 60 read back from the file for each pass), per sample of the window: 15
+// minutes of a real 3-broker run's samples.
+// go test -run XXX -bench JudgeSpilled -benchtime 1x ./trial
+func BenchmarkJudgeSpilled(b *testing.B) {
+	rec := recorded(b, "series-traffic")
+	const secs = 900
+	base := rec.Samples[0].Start
+	for _, keep := range []struct {
+		name string
+		sp   probe.Spill
+	}{{"memory", probe.Spill{}}, {"spilled", probe.Spill{Dir: b.TempDir(), Keep: 60}}} {
+		b.Run(keep.name, func(b *testing.B) {
+			s := &probe.Series{Interval: rec.Interval, Cores: rec.Cores, Local: rec.Local, HandlerPools: rec.HandlerPools}
+			defer s.Close()
+			for sec := range secs {
+				if err := s.Add(cloneSample(rec.Samples[sec%len(rec.Samples)], base.Add(time.Duration(sec)*time.Second)), keep.sp); err != nil {
+					b.Fatal(err)
+				}
+			}
+			lr := &loadgen.Result{RunID: "bench", TargetMsgsPerSec: 1000, ProducedMsgsPerSec: 1000}
+			lr.Window.Start, lr.Window.MeasuredSeconds = base, secs
+			lr.Config.NumCPU, lr.Config.GOMAXPROCS, lr.Config.ReplicationFactor = 2, 2, 3
+			for b.Loop() {
+				judge(lr, s, Config{Criteria: verdict.DefaultCriteria()}, "4.1.0", nil)
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*secs), "µs/sample")
+		})
+	}
+}
