@@ -1,10 +1,12 @@
 package probe
 
 import (
+	"fmt"
 	"iter"
 	"slices"
 	"time"
 
+	"github.com/plimsoll/plimsoll/internal/spill"
 	"github.com/prometheus/procfs/sysfs"
 )
 
@@ -47,7 +49,7 @@ type Series struct {
 // spilled is the part of a series in a spill file: its bytes [start, size), n samples, of which
 // a Window keeps those within its bounds (counted in kept).
 type spilled struct {
-	file        *spill
+	file        *spill.File[Sample]
 	start, size int64
 	n           int
 	bounds      bounds
@@ -60,7 +62,7 @@ type spilled struct {
 func (s *Series) All() iter.Seq[Sample] {
 	return func(yield func(Sample) bool) {
 		if s.file != nil {
-			for x := range s.file.read(s.start, s.size) {
+			for x := range s.file.Read(s.start, s.size) {
 				if s.bounds.keep(x) && !yield(x) {
 					return
 				}
@@ -103,7 +105,7 @@ func (s *Series) Close() error {
 	if s == nil || s.file == nil {
 		return nil
 	}
-	return s.file.close()
+	return s.file.Close()
 }
 
 // windowSlack tolerates ticker jitter at the window's edges.
@@ -159,7 +161,7 @@ func (s *Series) narrow() {
 	s.kept = 0
 	lo, hi, prev := s.start, s.start, s.start
 	contiguous, passed := true, false
-	for x, end := range s.file.times(s.start, s.size) {
+	for x, end := range times(s.file, s.start, s.size) {
 		switch {
 		case s.bounds.keep(x):
 			if s.kept == 0 {
@@ -255,15 +257,15 @@ func (s *Series) Add(x Sample, sp Spill) error {
 		return nil
 	}
 	if s.file == nil {
-		f, err := openSpill(sp.Dir)
+		f, err := spill.Open[Sample](sp.Dir, spillPattern)
 		if err != nil {
-			return err
+			return fmt.Errorf("probe: %w", err)
 		}
 		s.spilled = spilled{file: f}
 	}
-	size, err := s.file.append(s.Samples[0])
+	size, err := s.file.Append(s.Samples[0])
 	if err != nil {
-		return err
+		return fmt.Errorf("probe: %w", err)
 	}
 	s.size, s.n = size, s.n+1
 	s.Samples = slices.Delete(s.Samples, 0, 1)
