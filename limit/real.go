@@ -67,7 +67,7 @@ func (r *Runner) Trial(ctx context.Context, req Request) (*results.Trial, error)
 	if r.TrialsDir != "" {
 		name := r.dirName(n, req)
 		err := results.WriteTrialDir(filepath.Join(r.TrialsDir, name), t)
-		t.Series.Close() // written: the search reads the record, never the samples again
+		t.Close() // written: the search reads the record, never the samples again
 		if err != nil {
 			return nil, fmt.Errorf("writing trial %d: %w", n, err)
 		}
@@ -114,7 +114,7 @@ func (r *Runner) interrupted(n int64, req Request, t *results.Trial, err error) 
 	if t == nil || t.Window.MeasuredSeconds <= 0 || r.TrialsDir == "" {
 		return fmt.Errorf("%w (before its window began; nothing of it kept)", err)
 	}
-	defer t.Series.Close()
+	defer t.Close()
 	dir := filepath.Join(r.TrialsDir, r.dirName(n, req)+"-interrupted")
 	if werr := results.WriteTrialDir(dir, t); werr != nil {
 		return errors.Join(err, fmt.Errorf("writing the interrupted trial: %w", werr))

@@ -63,7 +63,7 @@ func Warm(ctx context.Context, w *Where, d time.Duration) (Warmth, error) {
 	if err != nil {
 		return Warmth{}, fmt.Errorf("warming the brokers up: %w", err)
 	}
-	defer res.Series.Close()
+	defer res.Close()
 	out := Warmth{Rate: spec.Rate, Duration: d, JITStart: probe.Missing, JITEnd: probe.Missing}
 	if res.Series != nil {
 		out.JITStart, out.JITEnd = jitAt(res.Series, 0), jitAt(res.Series, res.Series.Len()-5)
