@@ -465,7 +465,8 @@ var emptyReading = func() *brokerReading {
 	return r
 }()
 
-// Snapshot returns a copy of the samples so far (for a live progress line).
+// Snapshot returns a copy of the samples so far (for a live progress line); the spilled ones
+// are shared, read back from the same file.
 func (p *Probe) Snapshot() *Series {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -246,7 +246,7 @@ type Spill struct {
 // Add appends x to the series. With sp.Dir set, once the series holds more than sp.Keep samples
 // in memory, the oldest is appended to its spill file (opened in sp.Dir the first time) and
 // dropped from memory. When the spill cannot be written, x is held in memory all the same and
-// the error returned.
+// the error returned. Add records a series; it is not for a Window of one.
 func (s *Series) Add(x Sample, sp Spill) error {
 	s.Samples = append(s.Samples, x)
 	keep := sp.Keep
