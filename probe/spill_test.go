@@ -2,6 +2,7 @@ package probe
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plimsoll/plimsoll/target"
 )
 
 // recordedSeries is a recorded series of probe/testdata, decoded.
@@ -247,5 +250,42 @@ func TestNumUnmarshal(t *testing.T) {
 	var n Num
 	if err := json.Unmarshal([]byte(" null "), &n); err != nil || n.OK() {
 		t.Errorf("null: %v, %v; want missing", n, err)
+	}
+}
+
+// TestProbeSpills: a running probe with a spill holds its latest Keep samples, spills the rest
+// as they arrive, and its series yields every sample in time order, as probe.json too.
+func TestProbeSpills(t *testing.T) {
+	dir := t.TempDir()
+	p, err := Start(context.Background(), Config{Target: target.Target{Bootstrap: fakeCluster(t)},
+		Interval: 100 * time.Millisecond, TopicPrefix: "run-", Spill: Spill{Dir: dir, Keep: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "8 samples", func() bool { return p.Snapshot().Len() >= 8 })
+	s := p.Stop()
+	defer s.Close()
+	if !s.Spilled() || len(s.Samples) != 2 || s.Len() < 8 {
+		t.Fatalf("spilled %v, %d in memory, %d in all: want 2 of at least 8 in memory", s.Spilled(), len(s.Samples), s.Len())
+	}
+	var prev time.Time
+	n := 0
+	for x := range s.All() {
+		if !x.Start.Equal(prev) && n > 0 || x.Meta == nil {
+			t.Errorf("sample %d: %v..%v after one ending %v, metadata %v", n, x.Start, x.Time, prev, x.Meta)
+		}
+		prev = x.Time
+		n++
+	}
+	var buf bytes.Buffer
+	if err := s.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var back Series
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil || n != s.Len() || jsonOf(t, &back) != jsonOf(t, s) {
+		t.Errorf("yielded %d of %d samples; probe.json read back (err %v) holds %d, or others", n, s.Len(), err, len(back.Samples))
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("the spill left %v in its directory", left)
 	}
 }
