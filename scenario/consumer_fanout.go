@@ -201,7 +201,7 @@ func fanoutSearch(ctx context.Context, env *Env, p Params, g, size int, common [
 	args = append(args, "--message-sizes", strconv.Itoa(size), "--tolerance", p["tolerance"], "--trial-duration", p["duration"],
 		"--warmup", p["warmup"], "--growth", "1.25", "--drain-timeout", "10s", "--no-hold", "--no-report")
 	if code, err := env.Plimsoll(ctx, dir, args...); err != nil || code != 0 {
-		return fanPoint{}, fmt.Errorf("plimsoll limit into %s: exit %d (%v)", dir, code, err)
+		return fanPoint{}, fmt.Errorf("plimsoll limit into %s: exit %d%s", dir, code, stepWhy(err))
 	}
 	sf, err := results.LoadSearch(filepath.Join(env.Out, dir, "results.jsonl"))
 	if err != nil {

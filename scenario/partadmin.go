@@ -40,7 +40,9 @@ func newPartAdmin(ctx context.Context, bootstrap []string, prefix string, timeou
 	// kgo refuses a request timeout overhead above 15 minutes; one admin request longer than 5 is
 	// hung, and the waits for a move or a creation are bounded by the scenario on their own.
 	timeout = min(timeout, 5*time.Minute)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...), kgo.RequestTimeoutOverhead(timeout+10*time.Second))
+	// Topic lists must be fresh: kgo answers a Metadata request from its cache for MetadataMinAge
+	// (5 s by default), so a list right after a deletion still showed the deleted topic.
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...), kgo.RequestTimeoutOverhead(timeout+10*time.Second), kgo.MetadataMinAge(10*time.Millisecond))
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +92,28 @@ func (a *partAdmin) createTopic(ctx context.Context, name string, n int32, rf in
 		if err := kerrOf(rt.ErrorCode, rt.ErrorMessage); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// createInSteps creates a topic of n partitions as set-up (not as what a scenario measures): at
+// most topics.MaxPartitionsPerRequest in the creation, then as many per growth, since a KRaft
+// controller refuses an operation of more than 10,000 records (reassignment's 10,000-partition
+// topic failed so on Kafka 4.1.0). Each step waits for its partitions' leaders.
+func (a *partAdmin) createInSteps(ctx context.Context, name string, n int32, rf int16) error {
+	have := min(n, topics.MaxPartitionsPerRequest)
+	if err := a.createTopic(ctx, name, have, rf, nil); err != nil {
+		return err
+	}
+	for have < n {
+		if _, err := a.waitAll(ctx, []string{name}, leadersAtLeast(int(have))); err != nil {
+			return err
+		}
+		next := min(n, have+topics.MaxPartitionsPerRequest)
+		if err := a.addPartitions(ctx, name, int(next)); err != nil {
+			return fmt.Errorf("growing %s from %d to %d partitions: %w", name, have, next, err)
+		}
+		have = next
 	}
 	return nil
 }

@@ -25,7 +25,9 @@ AlterPartitionReassignments request (kadm), each to a broker that does not hold 
 Each move starts from a topic at rest (every replica in sync). It times the request, then until ListPartitionReassignments is empty and every broker's own
 metadata shows the new replicas. THROTTLE (e.g. 10MB/s) sets leader/follower.replication.throttled.rate
 on every broker and the throttled replicas on the topic for the move, and removes them afterwards.
-Topics are under plimsoll-ra-, deleted at the end unless keep=true.`,
+Each move's topic is deleted before the next move, which waits for the brokers to close its files,
+so that each move runs on a cluster holding its own topic only. Topics are under plimsoll-ra-,
+deleted at the end unless keep=true (which keeps every move's).`,
 		Sources: []results.Source{seed002},
 		Params: []Param{
 			{Name: "clusters", Short: "kraft-4.1.0", Full: "kraft-4.1.0,zookeeper-3.9.1", Doc: "clusters to measure, MODE-VERSION, as partition-creation"},
@@ -89,8 +91,9 @@ func readMovePlan(p Params) (movePlan, error) {
 	return m, err
 }
 
-// checkReassignment: the parameters, --cluster-dir's brokers (more than rf), and room for every
-// topic's replicas, the data and one more replica per moved partition while it moves.
+// checkReassignment: the parameters, --cluster-dir's brokers (more than rf), and room for the
+// replicas of one move's topic (of every move's with keep=true), the data and one more replica
+// per moved partition while it moves.
 func checkReassignment(_ context.Context, env *Env, p Params) error {
 	m, err := readMovePlan(p)
 	if err != nil {
@@ -105,7 +108,11 @@ func checkReassignment(_ context.Context, env *Env, p Params) error {
 			return fmt.Errorf("--cluster-dir %s has %d brokers: moving replicas at rf %d off one needs %d or more", env.ClusterDir, len(st.Brokers), m.rf, m.rf+1)
 		}
 	}
-	if err := checkPartitionRoom(env, m.brokers, len(m.data)*m.partitions*(m.rf+1)); err != nil {
+	topics := 1 // each move's topic is deleted before the next (dropPrevious)
+	if m.keep {
+		topics = len(m.data)
+	}
+	if err := checkPartitionRoom(env, m.brokers, topics*m.partitions*(m.rf+1)); err != nil {
 		return err
 	}
 	need := 0.0
@@ -150,7 +157,13 @@ func moveAll(ctx context.Context, env *Env, st *localkafka.State, spec clusterSp
 	}
 	defer a.close()
 	defer finishPartitions(ctx, a, spec, m.keep, res)
+	base := brokerOpenFiles(st)
 	for i, data := range m.data {
+		if i > 0 && !m.keep {
+			if err := dropPrevious(ctx, env, a, st, base); err != nil {
+				return err
+			}
+		}
 		pt, err := moveOnce(ctx, env, a, fmt.Sprintf("d%d", i), data, m)
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -165,12 +178,63 @@ func moveAll(ctx context.Context, env *Env, st *localkafka.State, spec clusterSp
 	return nil
 }
 
+// dropPrevious deletes the previous move's topic, so that each move runs on a cluster holding
+// its own topic only (as 002 measured) and the brokers' open files stay within what Check
+// allowed for one, and waits until the brokers hold no more open files than before the first
+// topic: Kafka closes a deleted partition's files only after log.segment.delete.delay.ms (60 s
+// by default). A wait past releaseTimeout is logged, not an error: the next move then runs
+// with more files open than planned.
+func dropPrevious(ctx context.Context, env *Env, a *partAdmin, st *localkafka.State, base []brokerFiles) error {
+	start := time.Now() // a log line's, not a figure's: env.Now is the record's clock
+	if n, err := a.cleanup(ctx); err != nil {
+		return fmt.Errorf("deleting the previous move's topic (%d under %s): %w", n, a.prefix, err)
+	}
+	deadline := time.Now().Add(releaseTimeout)
+	for {
+		now := brokerOpenFiles(st)
+		if released(now, base) {
+			fmt.Fprintf(env.Log, "scenario: deleted the previous move's topic; its files were closed %s s later\n", units.Sig(time.Since(start).Seconds(), 3))
+			return nil
+		}
+		if time.Now().After(deadline) {
+			fmt.Fprintf(env.Log, "scenario: the brokers still hold more than %d open files beyond their count before the first topic %v after deleting the previous move's topic; moving on\n", releaseSlack, releaseTimeout)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(releasePoll):
+		}
+	}
+}
+
+// releaseTimeout bounds dropPrevious' wait: twice Kafka's default log.segment.delete.delay.ms.
+// releasePoll is how often it reads the brokers' open files.
+var releaseTimeout, releasePoll = 2 * time.Minute, time.Second
+
+// released: every broker read at base and now holds at most releaseSlack more open files than
+// it did at base.
+func released(now, base []brokerFiles) bool {
+	for _, n := range now {
+		for _, b := range base {
+			if n.id == b.id && n.open > b.open+releaseSlack {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// releaseSlack is the open files a broker may hold beyond its count before the first topic once
+// the topic's are closed: connections and segments of its internal topics come and go.
+const releaseSlack = 200
+
 // moveOnce creates the topic, fills it, and moves every replica off the last broker. The point's
 // Y is from the request to the moment every broker's metadata shows the new replicas.
 func moveOnce(ctx context.Context, env *Env, a *partAdmin, suffix string, data float64, m movePlan) (results.Point, error) {
 	pt := results.Point{X: data / 1e6}
 	name := a.topic(suffix)
-	if err := a.createTopic(ctx, name, int32(m.partitions), int16(m.rf), nil); err != nil {
+	if err := a.createInSteps(ctx, name, int32(m.partitions), int16(m.rf)); err != nil {
 		return pt, fmt.Errorf("creating the topic: %w", err)
 	}
 	wctx, cancel := context.WithTimeout(ctx, m.timeout)

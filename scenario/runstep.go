@@ -25,11 +25,20 @@ func runStep(ctx context.Context, env *Env, dir string, args ...string) (*result
 		return nil, fmt.Errorf("plimsoll run into %s: %w", dir, err)
 	}
 	if code != runOK && code != runOverloaded && code != runInvalid {
-		return nil, fmt.Errorf("plimsoll run into %s: exit %d (%v)", dir, code, err)
+		return nil, fmt.Errorf("plimsoll run into %s: exit %d%s", dir, code, stepWhy(err))
 	}
 	t, lerr := results.LoadTrialDir(filepath.Join(env.Out, dir))
 	if lerr != nil {
 		return nil, fmt.Errorf("plimsoll run into %s (exit %d): %w", dir, code, lerr)
 	}
 	return t, nil
+}
+
+// stepWhy is what a failed step's record says beside its exit code: the error, or where its
+// message went (the step's output is in scenario.log; "exit 1 (<nil>)" said neither).
+func stepWhy(err error) string {
+	if err != nil {
+		return ": " + err.Error()
+	}
+	return " (its message is in scenario.log)"
 }

@@ -46,6 +46,7 @@ func init() {
 			{Name: "warmup", Short: "3s", Full: "5s", Doc: "each run's warm-up"},
 			{Name: "warm-jit", Short: "5s", Full: "30s", Doc: "each cluster's JIT warm-up before it is measured (compare --warm-jit)"},
 			{Name: "limit", Short: "no", Full: "yes", Doc: "also search each arm's boundary (compare -- limit): yes or no"},
+			{Name: "nic", Short: "none", Full: "none", Doc: "each arm's cluster behind emulated NICs of this rate, e.g. 1Gbit/s (root; compare's nic=), so that TLS's cost is measured where the network binds; none: loopback"},
 		},
 		Check: checkTLSCost,
 		Run:   runTLSCost,
@@ -59,6 +60,7 @@ type tlsConfig struct {
 	rate                   float64
 	duration, warmup, warm time.Duration
 	limit                  bool
+	nic                    string // compare's nic= value; empty: none
 }
 
 func tlsParse(p Params) (tlsConfig, error) {
@@ -103,6 +105,12 @@ func tlsParse(p Params) (tlsConfig, error) {
 	default:
 		return c, fmt.Errorf("--set limit=%s: give yes or no", p["limit"])
 	}
+	if v := strings.TrimSpace(p["nic"]); v != "none" {
+		if r, err := units.ParseRate(v); err != nil || !(r > 0) {
+			return c, fmt.Errorf("--set nic=%s: give a rate such as 1Gbit/s, or none", p["nic"])
+		}
+		c.nic = v
+	}
 	return c, nil
 }
 
@@ -124,7 +132,11 @@ func tlsArm(cfg tlsConfig, listener string) string {
 	if listener != "plaintext" {
 		spec = tlsListeners[listener]
 	}
-	return fmt.Sprintf("%s,brokers=%d,heap=512m", spec, cfg.brokers)
+	spec = fmt.Sprintf("%s,brokers=%d,heap=512m", spec, cfg.brokers)
+	if cfg.nic != "" {
+		spec += ",nic=" + cfg.nic
+	}
+	return spec
 }
 
 // runTLSCost runs, for each secure listener, compare of PLAINTEXT against it at the fixed rate

@@ -85,6 +85,15 @@ func TestTLSCost(t *testing.T) {
 		t.Errorf("charts %+v: want CPU per listener (3 points) and the relative rates with Instaclustr's", res.Charts)
 	}
 	checkReport(t, "tls-cost", &res, 2, strings.NewReplacer(env.Out, "OUT"))
+
+	// Behind emulated NICs, each arm's cluster gets compare's nic= key.
+	f = &fakeCompare{}
+	if _, err := scenario.Execute(context.Background(), s, tlsEnv(t, f, ""), map[string]string{"nic": "1Gbit/s", "limit": "no", "listeners": "sasl_ssl"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(f.args[0], " "); !strings.Contains(got, "--a listener=plaintext,brokers=3,heap=512m,nic=1Gbit/s --b listener=ssl,sasl=scram-sha-512,brokers=3,heap=512m,nic=1Gbit/s ") {
+		t.Errorf("with nic=1Gbit/s: %q", got)
+	}
 }
 
 // TestTLSCostRefusals: a failed compare is a failure kept as data; --cluster-dir and bad
@@ -104,6 +113,8 @@ func TestTLSCostRefusals(t *testing.T) {
 		{"a cluster given", "/tmp/c", nil, "--cluster-dir /tmp/c: tls-cost starts a fresh cluster per arm"},
 		{"unknown listener", "", map[string]string{"listeners": "ssl,tls"}, `"tls" is not one; give ssl, sasl_ssl`},
 		{"bad limit", "", map[string]string{"limit": "maybe"}, "--set limit=maybe: give yes or no"},
+		{"bad nic", "", map[string]string{"nic": "fast"}, "--set nic=fast: give a rate such as 1Gbit/s, or none"},
+		{"zero nic", "", map[string]string{"nic": "0bit/s"}, "--set nic=0bit/s: give a rate"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeCompare{}

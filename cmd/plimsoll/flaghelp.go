@@ -32,7 +32,7 @@ var flagArgs = map[string]string{
 	"client-min-wait": "SECONDS", "client-sched-p99": "DURATION", "client-sched-p99-ms": "MS", "max-buffer-full-share": "FRACTION",
 	"host-busy": "FRACTION", "host-ours-share": "FRACTION", "min-bottleneck-utilisation": "FRACTION",
 	"link-drops-per-sec": "N", "link-retrans-per-sec": "N", "client-window-share": "FRACTION",
-	"client-full-batch-share": "FRACTION", "fault-max-recovery": "DURATION", "fault": "SPEC",
+	"client-full-batch-share": "FRACTION", "fault-max-recovery": "DURATION", "silent-broker": "DURATION", "fault": "SPEC",
 	// run, limit, compare, cluster
 	"out": "DIR", "topic-prefix": "PREFIX", "tolerance": "FRACTION", "growth": "FACTOR", "min-rate": "MSGS/S", "start-rate": "MSGS/S",
 	"max-rate": "MSGS/S", "brokers-down": "N|PERCENT", "threshold": "FRACTION", "alpha": "FRACTION",

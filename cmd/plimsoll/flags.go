@@ -309,6 +309,7 @@ func addCriteriaFlags(fs *pflag.FlagSet) *verdict.Criteria {
 	fs.Float64Var(&c.MinHandlerIdle, "min-handler-idle", c.MinHandlerIdle, "overloaded when a broker's request handlers are idle less than this share (0 = off)")
 	fs.Float64Var(&c.MaxISRShare, "max-isr-share", c.MaxISRShare, "overloaded when ISR changes or under-replication occur in more than this share of seconds (0 = off)")
 	fs.BoolVar(&c.ProduceErrors, "fail-on-produce-errors", c.ProduceErrors, "overloaded on any failed produce")
+	secFlag(fs, &c.SilentSeconds, "silent-broker", "invalid when a broker answers no metrics scrape for this long in a row during the window: paused, hung or cut off (0 = off)")
 	secFlag(fs, &c.MaxRecoverySeconds, "fault-max-recovery", "with --fault: overloaded when the run's partitions take longer than this after a fault ends to have their full ISR again (0 = only never within 2 minutes)")
 	msFlag(fs, &c.ScheduleP99Ms, "client-max-schedule-delay", "invalid (client-bound) when the generator's p99 schedule delay exceeds this while its buffers had room (0 = off)")
 	fs.Float64Var(&c.ClientMaxCPU, "client-max-cpu", c.ClientMaxCPU, "invalid (client-bound) when plimsoll uses more than this share of its usable cores (0 = off)")

@@ -82,7 +82,19 @@ func TestRunPausedLeader(t *testing.T) {
 
 // leaderOfNewTopic waits for the first topic under prefix and returns a broker that leads one of
 // its partitions and is not the active controller.
+// The active controller is the quorum's leader (localkafka.ActiveController), not a Metadata
+// response's controller id, which a KRaft broker fills with a random live broker: pausing the
+// active controller stalls every metadata change, the clean-up's topic deletion among them,
+// until the brokers' requests to it time out.
 func leaderOfNewTopic(t *testing.T, c *localkafka.State, prefix string, d time.Duration) (int32, bool) {
+	_, cl := admin(t, c.Bootstrap())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	controller, err := localkafka.ActiveController(ctx, cl)
+	cancel()
+	if err != nil {
+		t.Error(err)
+		return 0, false
+	}
 	var victim int32
 	ok := pollAdmin(c, d, func(ctx context.Context, adm *kadm.Client) bool {
 		md, err := adm.Metadata(ctx)
@@ -94,7 +106,7 @@ func leaderOfNewTopic(t *testing.T, c *localkafka.State, prefix string, d time.D
 				continue
 			}
 			for _, p := range td.Partitions {
-				if p.Leader >= 0 && p.Leader != md.Controller {
+				if p.Leader >= 0 && p.Leader != controller {
 					victim = p.Leader
 					return true
 				}

@@ -137,3 +137,105 @@ func TestCreateAfterTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestCreateInSteps: a topic of more partitions than one request may ask for (a KRaft controller
+// refuses more than 10,000 records per operation) is created with MaxPartitionsPerRequest, then
+// grown by at most that many per CreatePartitions request, and checked whole.
+func TestCreateInSteps(t *testing.T) {
+	defer func(n int32) { MaxPartitionsPerRequest = n }(MaxPartitionsPerRequest)
+	MaxPartitionsPerRequest = 3
+	adm, cluster := fakeAdmin(t)
+	var created []int32
+	cluster.ControlKey(kmsg.CreateTopics.Int16(), func(r kmsg.Request) (kmsg.Response, error, bool) {
+		cluster.KeepControl()
+		for _, tp := range r.(*kmsg.CreateTopicsRequest).Topics {
+			created = append(created, tp.NumPartitions)
+		}
+		return nil, nil, false
+	})
+	var grown []int32
+	cluster.ControlKey(kmsg.CreatePartitions.Int16(), func(r kmsg.Request) (kmsg.Response, error, bool) {
+		cluster.KeepControl()
+		for _, tp := range r.(*kmsg.CreatePartitionsRequest).Topics {
+			grown = append(grown, tp.Count)
+		}
+		return nil, nil, false
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := Create(ctx, adm, []string{"run-t0"}, 8, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(created) != 1 || created[0] != 3 || len(grown) != 2 || grown[0] != 6 || grown[1] != 8 {
+		t.Errorf("CreateTopics asked for %v partitions, CreatePartitions for %v: want [3], then [6 8]", created, grown)
+	}
+	// A growth the cluster refuses names the step and the limit.
+	cluster.ControlKey(kmsg.CreatePartitions.Int16(), func(r kmsg.Request) (kmsg.Response, error, bool) {
+		req := r.(*kmsg.CreatePartitionsRequest)
+		resp := req.ResponseKind().(*kmsg.CreatePartitionsResponse)
+		for _, tp := range req.Topics {
+			rt := kmsg.NewCreatePartitionsResponseTopic()
+			rt.Topic, rt.ErrorCode = tp.Topic, kerr.PolicyViolation.Code
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return resp, nil, true
+	})
+	err := Create(ctx, adm, []string{"run-t1"}, 5, 1, nil)
+	if !errors.Is(err, ErrSetup) || !strings.Contains(err.Error(), "growing topics run-t1 from 3 to 5 partitions (at most 3 per request)") ||
+		!errors.Is(err, kerr.PolicyViolation) {
+		t.Errorf("a refused growth: %v", err)
+	}
+}
+
+// TestDeleteTopicsAnyBroker: with the first broker holding every DeleteTopics it is sent (as a
+// paused broker does), the deletion goes through another broker after that one's time is up,
+// and the topic is gone; nothing outside the prefix is sent.
+func TestDeleteTopicsAnyBroker(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.MetadataMinAge(10*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, n := range []string{"run-t0", "other-t0"} {
+		if _, err := adm.CreateTopic(ctx, 2, 1, nil, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wake := make(chan struct{})
+	defer close(wake)
+	var asked []string
+	c.ControlKey(kmsg.DeleteTopics.Int16(), func(r kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		for _, tp := range r.(*kmsg.DeleteTopicsRequest).Topics {
+			asked = append(asked, *tp.Topic)
+		}
+		if c.CurrentNode() == 0 {
+			c.SleepControl(func() { <-wake })
+		}
+		return nil, nil, false
+	})
+	start := time.Now()
+	if err := DeleteTopicsAnyBroker(ctx, cl, "run-", []string{"run-t0", "other-t0"}, 300*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %v: the held broker must be passed over after its 300 ms", took)
+	}
+	for _, n := range asked {
+		if n != "run-t0" {
+			t.Errorf("asked to delete %s, outside the prefix", n)
+		}
+	}
+	td, err := adm.ListTopics(ctx)
+	if err != nil || td.Has("run-t0") || !td.Has("other-t0") {
+		t.Errorf("topics after: %v (%v): want run-t0 gone, other-t0 kept", td.Names(), err)
+	}
+}
