@@ -137,7 +137,7 @@ func figures(r *loadgen.Result, in func(from, to float64) bool) Figures {
 		f.ProducedMsgsPerSec = acked / float64(f.Seconds)
 	}
 	h := hdr.New()
-	for _, iv := range r.Intervals.Intervals {
+	for iv := range r.Intervals.All() {
 		if iv.Tag != "publish" || !in(float64(iv.StartMs)/1000, float64(iv.EndMs)/1000) {
 			continue
 		}

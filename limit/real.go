@@ -49,6 +49,9 @@ func (r *Runner) Trial(ctx context.Context, req Request) (*results.Trial, error)
 	}
 	cfg.Load.RunID = fmt.Sprintf("%s-t%d", r.SearchID, n)
 	cfg.Load.TopicPrefix = fmt.Sprintf("plimsoll-%s-t%d-", r.SearchID, n)
+	if cfg.Probe.Spill.Dir == "" {
+		cfg.Probe.Spill.Dir = r.TrialsDir // a long hold's samples spill beside the trials' files
+	}
 	t, err := trial.Run(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -63,7 +66,9 @@ func (r *Runner) Trial(ctx context.Context, req Request) (*results.Trial, error)
 	}
 	if r.TrialsDir != "" {
 		name := r.dirName(n, req)
-		if err := results.WriteTrialDir(filepath.Join(r.TrialsDir, name), t); err != nil {
+		err := results.WriteTrialDir(filepath.Join(r.TrialsDir, name), t)
+		t.Close() // written: the search reads the record, never the samples again
+		if err != nil {
 			return nil, fmt.Errorf("writing trial %d: %w", n, err)
 		}
 		t.Dir = filepath.Join(filepath.Base(r.TrialsDir), name)
@@ -109,6 +114,7 @@ func (r *Runner) interrupted(n int64, req Request, t *results.Trial, err error) 
 	if t == nil || t.Window.MeasuredSeconds <= 0 || r.TrialsDir == "" {
 		return fmt.Errorf("%w (before its window began; nothing of it kept)", err)
 	}
+	defer t.Close()
 	dir := filepath.Join(r.TrialsDir, r.dirName(n, req)+"-interrupted")
 	if werr := results.WriteTrialDir(dir, t); werr != nil {
 		return errors.Join(err, fmt.Errorf("writing the interrupted trial: %w", werr))

@@ -78,6 +78,10 @@ type Options struct {
 	Clock pace.Clock
 	// Seed makes payloads and keys reproducible; default derived from RunID.
 	Seed uint64
+	// SpillDir, when set, is where the run's interval histograms beyond its latest ten minutes
+	// are spilled (hdr.IntervalLog.SpillDir) so that a long run's memory stays flat; the
+	// Result's Intervals read them back until closed. Empty: every interval held in memory.
+	SpillDir string
 }
 
 func (o Options) withDefaults() Options {
@@ -160,7 +164,9 @@ func Run(ctx context.Context, spec workload.Spec, tgt target.Target, opts Option
 // cleanup deletes the run's topics and groups, even when the run failed or was interrupted, and
 // never a name outside the prefix. The admin client's metadata may be as old as the run and name
 // a broker that no longer answers (paused, then fenced) as the one to send deletions to: when the
-// first attempt fails, a new client, with fresh metadata, tries again, within 30 s in all.
+// first attempt fails, a new client, with fresh metadata, tries again, within 30 s in all,
+// sending the topics' deletion to each broker in turn (a KRaft broker names a random live one as
+// the controller, which may be the paused one every time).
 func (r *runner) cleanup(ctx context.Context) error {
 	first, cancel := context.WithTimeout(ctx, 10*time.Second)
 	err := topics.DeleteOwned(first, r.adm, r.opts.TopicPrefix, r.topics, r.groupNames)
@@ -175,7 +181,8 @@ func (r *runner) cleanup(ctx context.Context) error {
 	defer cl.Close()
 	again, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	return topics.DeleteOwned(again, kadm.NewClient(cl), r.opts.TopicPrefix, r.topics, r.groupNames)
+	terr := topics.DeleteTopicsAnyBroker(again, cl, r.opts.TopicPrefix, r.topics, 4*time.Second)
+	return errors.Join(terr, topics.DeleteOwned(again, kadm.NewClient(cl), r.opts.TopicPrefix, nil, r.groupNames))
 }
 
 // runner holds one run's state between its steps.

@@ -20,7 +20,14 @@
 // them; a failed or reset reading is recorded as missing (null in JSON), never as zero. Start
 // samples in a goroutine until Stop, which returns the Series; Series.Window cuts out the
 // measured window (warm-up excluded). Package use summarises a window (the USE table of
-// docs/use.md, CPU and traffic means); the verdict package reads the raw samples too.
+// docs/use.md, CPU and traffic means); the verdict package reads the raw samples too, every
+// reader through Series.All and Len.
+//
+// Over a long run the probe's memory stays flat when Config.Spill names a directory: beyond the
+// latest Spill.Keep samples (ten minutes), each sample is appended to a spill file (one JSON
+// line, the file unlinked as soon as it is open) and read back for every pass over the series;
+// a Window narrows its reads to its own lines, and Series.WriteJSON writes probe.json a sample
+// at a time. docs/long-runs.md has the figures.
 //
 // The probe only collects: it renders nothing for people and names no command-line flag.
 package probe

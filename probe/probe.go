@@ -88,6 +88,10 @@ type Config struct {
 	// reads through netlink every interval (HostSample.Links). Start opens each namespace once
 	// and fails when one cannot be entered (it needs root).
 	Links map[int32]Link
+	// Spill bounds the probe's memory over a long run: beyond the latest Spill.Keep samples,
+	// each sample is appended to a spill file as it leaves memory (Series.Add). Zero: every
+	// sample is held in memory.
+	Spill Spill
 	// ProcRoot and SysRoot are where /proc and /sys are mounted (for tests). Defaults /proc, /sys.
 	ProcRoot string
 	SysRoot  string
@@ -178,8 +182,9 @@ type Probe struct {
 	done   chan struct{}
 	stop   sync.Once
 
-	mu     sync.Mutex
-	series Series
+	mu          sync.Mutex
+	series      Series
+	spillFailed bool
 }
 
 // Start checks the config, takes a first reading of every source (failing when a metrics
@@ -315,11 +320,27 @@ func (p *Probe) loop(ctx context.Context, prev time.Time) {
 			if !ok {
 				return
 			}
-			p.mu.Lock()
-			p.series.Samples = append(p.series.Samples, s)
-			p.mu.Unlock()
+			p.record(s)
 			prev = now
 		}
+	}
+}
+
+// record adds a sample to the series (Series.Add). The times lose their monotonic clock
+// readings, as a spilled sample's do in its file, so a sample reads the same from memory or from
+// the spill. A spill that cannot be written is noted in the series, and its samples are held in
+// memory from then on.
+func (p *Probe) record(s Sample) {
+	s.Start, s.Time = s.Start.Round(0), s.Time.Round(0)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	sp := p.cfg.Spill
+	if p.spillFailed {
+		sp = Spill{}
+	}
+	if err := p.series.Add(s, sp); err != nil {
+		p.spillFailed = true
+		p.series.Notes = append(p.series.Notes, err.Error()+": the samples from then on were held in memory")
 	}
 }
 
@@ -444,7 +465,8 @@ var emptyReading = func() *brokerReading {
 	return r
 }()
 
-// Snapshot returns a copy of the samples so far (for a live progress line).
+// Snapshot returns a copy of the samples so far (for a live progress line); the spilled ones
+// are shared, read back from the same file.
 func (p *Probe) Snapshot() *Series {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -461,7 +483,7 @@ func (p *Probe) Take() *Series {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := p.series
-	p.series.Samples = nil
+	p.series.Samples, p.series.spilled = nil, spilled{} // the next spill opens a file of its own
 	return &s
 }
 

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"errors"
 	"time"
 
 	"github.com/plimsoll/plimsoll/fault"
@@ -44,6 +45,12 @@ type Trial struct {
 	// Series is every probe sample of the trial, warm-up included, written as probe.json beside
 	// result.json; not part of the record.
 	Series *probe.Series `json:"-"`
+}
+
+// Close releases what the trial's figures were spilled to (its probe samples, its interval
+// histograms); afterwards they yield only what is held in memory. Write its directory first.
+func (t *Trial) Close() error {
+	return errors.Join(t.Series.Close(), t.Intervals.Close())
 }
 
 // Cluster is what a trial knew of the cluster it ran on.

@@ -69,11 +69,7 @@ func (t *Trial) files() []trialFile {
 		{HDRLogFile, func(f *os.File) error { return t.WriteHDRLog(f) }},
 	}
 	if t.Series != nil {
-		fs = append(fs, trialFile{ProbeFile, func(f *os.File) error {
-			enc := json.NewEncoder(f)
-			enc.SetIndent("", " ")
-			return enc.Encode(t.Series)
-		}})
+		fs = append(fs, trialFile{ProbeFile, func(f *os.File) error { return t.Series.WriteJSON(f) }})
 	}
 	return append(fs, trialFile{ResultFile, func(f *os.File) error {
 		data, err := json.MarshalIndent(resultFile{Schema: Schema, Trial: t}, "", "  ")

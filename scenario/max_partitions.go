@@ -140,8 +140,8 @@ func (s *climbState) busiest() (now, start brokerUse) {
 	return now, start
 }
 
-// perPartition is the maps and descriptors one partition replica has cost so far (the rule's 2
-// each before the first step).
+// perPartition is the maps and descriptors one partition replica has cost so far (the rules'
+// 2 maps and 1 descriptor before the first step).
 func (s *climbState) perPartition() (maps, fds float64) {
 	maps, fds = model.MapsPerPartition, fdsPerPartition
 	perBroker := float64(s.total) / float64(len(s.pids))
@@ -332,7 +332,7 @@ func climbFindings(s *climbState, c climbPlan, byMaps, byFiles float64, stop, fa
 	return []results.Finding{
 		{Name: "partitions reached", Value: float64(s.total), Unit: "partitions", Text: why},
 		{Name: "predicted ceiling", Value: predicted, Unit: "partitions", Model: &ruleMaps,
-			Text: fmt.Sprintf("%s binds first: %s partitions by memory maps, %s by open files (%d descriptors each, 002's count), from the busiest broker's free maps and descriptors; the model's rule (vm.max_map_count / %d per broker) is beside it; the heap (%s) has no rule and is named only if a broker runs out",
+			Text: fmt.Sprintf("%s binds first: %s partitions by memory maps, %s by open files (%d descriptor each, as measured here; 002 counted 2), from the busiest broker's free maps and descriptors; the model's rule (vm.max_map_count / %d per broker) is beside it; the heap (%s) has no rule and is named only if a broker runs out",
 				bound, units.Count(byMaps), units.Count(byFiles), fdsPerPartition, model.MapsPerPartition, c.heap)},
 		closeness(float64(s.total), predicted, c.stopShare, stop, failure),
 		{Name: "memory maps per partition, measured", Value: maps, Unit: "count", Article: f64p(2.0),

@@ -86,7 +86,7 @@ func findings(fs []results.Finding) map[string]results.Finding {
 }
 
 // TestStopBefore: the stop rule against each limit, at the costs measured or, before any step,
-// the rules' two maps and two descriptors per partition.
+// the rules' two maps and one descriptor per partition.
 func TestStopBefore(t *testing.T) {
 	c := climbPlan{step: 1000, stopShare: 0.9}
 	for _, tc := range []struct {
@@ -97,7 +97,8 @@ func TestStopBefore(t *testing.T) {
 	}{
 		// 1,000 more partitions on 1 broker: 2,000 maps over 5,000 -> 7,000 > 0.9 x 7,500.
 		{"maps", climbState{limits: hostLimits{MaxMapCount: 7500, OpenFiles: 1 << 20}, pids: []int{1}, start: []brokerUse{{5000, 100}}, now: []brokerUse{{5000, 100}}}, c, "vm.max_map_count"},
-		{"files", climbState{limits: hostLimits{MaxMapCount: 1 << 20, OpenFiles: 2000}, pids: []int{1}, start: []brokerUse{{500, 100}}, now: []brokerUse{{500, 100}}}, c, "open files"},
+		// 1,000 more partitions on 1 broker: 1,000 descriptors over 100 -> 1,100 > 0.9 x 1,200.
+		{"files", climbState{limits: hostLimits{MaxMapCount: 1 << 20, OpenFiles: 1200}, pids: []int{1}, start: []brokerUse{{500, 100}}, now: []brokerUse{{500, 100}}}, c, "open files"},
 		// measured: 1 descriptor per partition (2,000 over 2,000 replicas), so 1,000 more reach 3,100 < 0.9 x 3,500
 		{"files measured", climbState{limits: hostLimits{MaxMapCount: 1 << 20, OpenFiles: 3500}, pids: []int{1}, total: 2000, start: []brokerUse{{500, 100}}, now: []brokerUse{{4500, 2100}}}, c, ""},
 		{"room", climbState{limits: hostLimits{MaxMapCount: 65530, OpenFiles: 20000}, pids: []int{1, 2}, start: []brokerUse{{500, 100}, {500, 100}}, now: []brokerUse{{500, 100}, {500, 100}}}, c, ""},

@@ -113,8 +113,8 @@ func TestPartitionsChecks(t *testing.T) {
 	if n, err := checkMapCount(3, 30_000, 2, 65530); err != nil || n != 20000 {
 		t.Errorf("30,000 partitions at rf 2: %d replicas (%v), want 20000 and no error", n, err)
 	}
-	err := checkOpenFiles([]brokerFiles{{id: 2, limit: 20000, open: 900}}, 9600)
-	if err == nil || !strings.Contains(err.Error(), "broker 2 may open 20000 files and holds 900; 9600 partition replicas need 19200 more") {
+	err := checkOpenFiles([]brokerFiles{{id: 2, limit: 20000, open: 900}}, 19200)
+	if err == nil || !strings.Contains(err.Error(), "broker 2 may open 20000 files and holds 900; 19200 partition replicas need 19200 more") {
 		t.Errorf("open files: %v", err)
 	}
 	if err := checkOpenFiles([]brokerFiles{{id: 2, limit: 20000, open: 900}}, 9000); err != nil {

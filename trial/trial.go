@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/plimsoll/plimsoll/fault"
@@ -41,7 +42,10 @@ type Config struct {
 
 // Run executes one trial. The probe runs for the whole trial; the USE table, the per-process
 // CPU, the brokers' traffic and the verdict are drawn from the measured window only (warm-up and
-// drain excluded). When ctx ends while the load runs, Run returns the partial trial (its record
+// drain excluded). The probe spills its samples beyond the latest ten minutes (probe.Spill), and
+// the load generator its interval histograms (loadgen.Options.SpillDir), into
+// cfg.Probe.Spill.Dir, or the system's temporary directory when that is empty, so a long trial's
+// memory stays flat; the trial reads them back until it is closed (results.Trial.Close). When ctx ends while the load runs, Run returns the partial trial (its record
 // marked interrupted, its verdict invalid) with an error wrapping loadgen.ErrInterrupted; when it
 // ends before the load started, no trial.
 func Run(ctx context.Context, cfg Config) (*results.Trial, error) {
@@ -56,10 +60,17 @@ func Run(ctx context.Context, cfg Config) (*results.Trial, error) {
 	if version == "" {
 		version = guessVersion(ctx, cfg.Target)
 	}
+	spillDir := cfg.Probe.Spill.Dir
+	if spillDir == "" {
+		spillDir = os.TempDir()
+	}
+	if opts.SpillDir == "" {
+		opts.SpillDir = spillDir
+	}
 	var p *probe.Probe
 	if !cfg.NoProbe {
 		pc := cfg.Probe
-		pc.Target, pc.TopicPrefix = cfg.Target, opts.TopicPrefix
+		pc.Target, pc.TopicPrefix, pc.Spill.Dir = cfg.Target, opts.TopicPrefix, spillDir
 		var err error
 		if p, err = probe.Start(ctx, pc); err != nil {
 			return nil, fmt.Errorf("starting the probe: %w", err)
@@ -77,9 +88,17 @@ func Run(ctx context.Context, cfg Config) (*results.Trial, error) {
 			// What it measured before the interruption, marked interrupted and judged invalid.
 			return judge(lr, series, cfg, version, windows), err
 		}
+		series.Close()
+		if lr != nil {
+			lr.Intervals.Close()
+		}
 		return nil, err
 	}
 	t := judge(lr, series, cfg, version, windows)
+	if err := errors.Join(series.Err(), lr.Intervals.Err()); err != nil { // figures drawn from part of the window
+		t.Close()
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -93,7 +112,7 @@ func judge(lr *loadgen.Result, series *probe.Series, cfg Config, version string,
 		Bootstrap: cfg.Target.Bootstrap, Local: cfg.Target.Local, NICBytesPerSec: nic, MetricsURLs: len(cfg.Target.MetricsURLs),
 	}}
 	window := t.MeasuredWindow()
-	if window != nil && len(window.Samples) > 0 {
+	if window != nil && window.Len() > 0 {
 		u := use.Summarise(window)
 		t.USE = &u
 	}

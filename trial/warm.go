@@ -63,9 +63,10 @@ func Warm(ctx context.Context, w *Where, d time.Duration) (Warmth, error) {
 	if err != nil {
 		return Warmth{}, fmt.Errorf("warming the brokers up: %w", err)
 	}
+	defer res.Close()
 	out := Warmth{Rate: spec.Rate, Duration: d, JITStart: probe.Missing, JITEnd: probe.Missing}
 	if res.Series != nil {
-		out.JITStart, out.JITEnd = jitAt(res.Series, 0), jitAt(res.Series, len(res.Series.Samples)-5)
+		out.JITStart, out.JITEnd = jitAt(res.Series, 0), jitAt(res.Series, res.Series.Len()-5)
 	}
 	return out, nil
 }
@@ -83,15 +84,19 @@ func warmSpec(w *Where, d time.Duration) workload.Spec {
 
 // jitAt is the brokers' mean JIT compile rate over the 5 samples from i (clamped to the series).
 func jitAt(s *probe.Series, i int) probe.Num {
-	i = max(0, min(i, len(s.Samples)-5))
-	sum, n := 0.0, 0
-	for _, x := range s.Samples[i:min(i+5, len(s.Samples))] {
+	i = max(0, min(i, s.Len()-5))
+	sum, n, k := 0.0, 0, 0
+	for x := range s.All() {
+		if k >= i+5 {
+			break
+		}
 		for _, b := range x.Brokers {
-			if b != nil && b.JIT.OK() {
+			if k >= i && b != nil && b.JIT.OK() {
 				sum += float64(b.JIT)
 				n++
 			}
 		}
+		k++
 	}
 	if n == 0 {
 		return probe.Missing

@@ -15,6 +15,9 @@ type broker struct {
 	entity  string
 	metrics bool    // the broker has a metrics endpoint
 	nic     float64 // its NIC capacity per direction, B/s; 0 unknown
+	// links and nics say whether any sample has the broker's emulated link (its shapers) and
+	// its emulated NIC's counters: without them, none of their cells has a value to look for.
+	links, nics bool
 }
 
 func (s series) brokerRows(id int32) []Row {
@@ -23,6 +26,8 @@ func (s series) brokerRows(id int32) []Row {
 	if v, ok := s.NICByBroker[id]; ok && v > 0 {
 		b.nic = v
 	}
+	b.links = s.any(func(x probe.Sample) bool { _, ok := linksOf(x)[id]; return ok })
+	b.nics = s.any(func(x probe.Sample) bool { p, ok := procsOf(x)[id]; return ok && p.NIC != nil })
 	return []Row{b.cpuRow(), b.networkRow(true), b.networkRow(false), b.diskRow(), b.memoryRow(),
 		b.handlerRow(), b.processorRow(), b.requestRow(), b.replicationRow()}
 }
@@ -185,7 +190,7 @@ func (b broker) linkOr(in bool, fallback Cell) Cell {
 		f = b.nicSample(func(n *probe.IfaceSample) probe.Num { return n.RxBytes })
 		metric = "link bytes in ÷ NIC"
 	}
-	if b.nic <= 0 || !b.s.has(f) {
+	if b.nic <= 0 || !b.nics || !b.s.has(f) {
 		return fallback
 	}
 	return b.s.measure(metric, UnitPct, src, 100/b.nic, f)
@@ -197,7 +202,7 @@ func (b broker) linkDrops(in bool) Cell {
 	if in {
 		f = b.nicSample(func(n *probe.IfaceSample) probe.Num { return n.RxDrops })
 	}
-	if !b.s.has(f) {
+	if !b.nics || !b.s.has(f) {
 		return blank("")
 	}
 	return b.s.measure("packets dropped", UnitPerS, "/proc/PID/net/dev eth0", 1, f)

@@ -29,7 +29,7 @@ func CPU(s *probe.Series) []ProcessCPU {
 	sums, counts := map[int32]float64{}, map[int32]int{}
 	var self float64
 	selfN := 0
-	for _, x := range s.Samples {
+	for x := range s.All() {
 		if x.Host == nil {
 			continue
 		}

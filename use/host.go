@@ -93,7 +93,7 @@ func (s series) memSaturation() Cell {
 // busiest returns the name whose metric has the highest mean over the window.
 func (s series) busiest(names func(*probe.HostSample) []string, f func(h *probe.HostSample, name string) probe.Num, skip func(string) bool) string {
 	sums := map[string]float64{}
-	for _, x := range s.Samples {
+	for x := range s.All() {
 		if x.Host == nil {
 			continue
 		}

@@ -26,6 +26,22 @@ func (b broker) linkShaper(in bool, f func(*probe.ShaperSample) probe.Num) sampl
 	}
 }
 
+// linksOf is a sample's emulated links by broker (nil without host observations).
+func linksOf(x probe.Sample) map[int32]probe.LinkSample {
+	if x.Host == nil {
+		return nil
+	}
+	return x.Host.Links
+}
+
+// procsOf is a sample's local broker processes by broker (nil without host observations).
+func procsOf(x probe.Sample) map[int32]probe.ProcSample {
+	if x.Host == nil {
+		return nil
+	}
+	return x.Host.Brokers
+}
+
 // shaperSource names where a direction's shaper figures come from.
 func shaperSource(in bool) string {
 	if in {
@@ -39,7 +55,7 @@ func shaperSource(in bool) string {
 // probe read no shaper.
 func (b broker) linkBacklog(in bool, fallback Cell) Cell {
 	f := b.linkShaper(in, func(s *probe.ShaperSample) probe.Num { return s.Backlog })
-	if !b.s.has(f) {
+	if !b.links || !b.s.has(f) {
 		return fallback
 	}
 	c := b.s.measure("shaper backlog", UnitBytes, shaperSource(in), 1, f)
@@ -50,7 +66,8 @@ func (b broker) linkBacklog(in bool, fallback Cell) Cell {
 // drain is the link's rate in one direction, bytes/s: the shaper's own rate when it reports
 // one, else the NIC capacity given.
 func (b broker) drain(in bool) float64 {
-	r := b.s.measure("", "", "", 1, b.linkShaper(in, func(s *probe.ShaperSample) probe.Num { return s.Rate }))
+	now := series{Series: b.s.Series} // its figures are needed here, not deferred
+	r := now.measure("", "", "", 1, b.linkShaper(in, func(s *probe.ShaperSample) probe.Num { return s.Rate }))
 	if r.Samples > 0 {
 		return float64(r.Mean)
 	}
@@ -62,7 +79,7 @@ func (b broker) drain(in bool) float64 {
 // sum kept with its parts: a shaper counts a GSO packet once where TCP counts segments).
 func (b broker) linkErrors(in bool) Cell {
 	drops := b.linkShaper(in, func(s *probe.ShaperSample) probe.Num { return s.Drops })
-	if !b.s.has(drops) {
+	if !b.links || !b.s.has(drops) {
 		return blank("")
 	}
 	dc := b.s.measure("packets dropped by the shaper", UnitPerS, shaperSource(in), 1, drops)

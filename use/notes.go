@@ -11,18 +11,18 @@ func (s series) notes() []string {
 	}
 	for _, id := range s.BrokerIDs() {
 		missing, last := 0, ""
-		for _, x := range s.Samples {
+		for x := range s.All() {
 			if b := x.Brokers[id]; b != nil && b.Err != "" {
 				missing++
 				last = b.Err
 			}
 		}
 		if missing > 0 {
-			out = append(out, fmt.Sprintf("broker %d: %d of %d intervals without metrics (last: %s)", id, missing, len(s.Samples), last))
+			out = append(out, fmt.Sprintf("broker %d: %d of %d intervals without metrics (last: %s)", id, missing, s.Len(), last))
 		}
 	}
 	metaErr, offline := 0, 0
-	for _, x := range s.Samples {
+	for x := range s.All() {
 		if x.Meta != nil && x.Meta.Err != "" {
 			metaErr++
 		}
@@ -31,7 +31,7 @@ func (s series) notes() []string {
 		}
 	}
 	if metaErr > 0 {
-		out = append(out, fmt.Sprintf("%d of %d metadata requests failed", metaErr, len(s.Samples)))
+		out = append(out, fmt.Sprintf("%d of %d metadata requests failed", metaErr, s.Len()))
 	}
 	if offline > 0 {
 		out = append(out, fmt.Sprintf("up to %d partitions had no leader", offline))

@@ -49,6 +49,9 @@ type Cell struct {
 	// Missing is stored under the JSON key "note", where tables written before the codes
 	// existed hold a sentence instead; readers show an unknown value as it is.
 	Missing Reason `json:"note,omitempty"`
+
+	// pending is the 1-based index of the deferred pass that fills the cell (0: filled).
+	pending int
 }
 
 // Blank reports whether the cell holds no value.
@@ -94,44 +97,100 @@ func blank(why Reason) Cell { return Cell{Mean: probe.Missing, Max: probe.Missin
 // sample reads one value from a sample; probe.Missing when it has none.
 type sample func(probe.Sample) probe.Num
 
-// series adds the table's measurements to a probe series.
-type series struct{ *probe.Series }
+// series adds the table's measurements to a probe series. With deferred set, measure only
+// registers its cell's pass over the samples, and Summarise makes every registered pass at once
+// at the end: one read of a spilled series instead of one per cell.
+type series struct {
+	*probe.Series
+	deferred *passes
+}
 
 // measure averages f over the samples; scale converts (100 for a fraction shown in %).
 func (s series) measure(metric, unit, source string, scale float64, f sample) Cell {
 	c := Cell{Metric: metric, Unit: unit, Source: source, Mean: probe.Missing, Max: probe.Missing}
-	var sum, mx float64
-	for _, x := range s.Samples {
-		v := f(x)
-		if !v.OK() {
-			continue
-		}
-		f := float64(v) * scale
-		sum += f
-		if c.Samples == 0 || f > mx {
-			mx = f
-		}
-		c.Samples++
-	}
-	if c.Samples == 0 {
-		c.Missing = NoData
+	a := &cellPass{f: f, scale: scale}
+	if s.deferred != nil {
+		s.deferred.means = append(s.deferred.means, a)
+		c.pending = len(s.deferred.means)
 		return c
 	}
-	c.Mean, c.Max = probe.Num(sum/float64(c.Samples)), probe.Num(mx)
+	for x := range s.All() {
+		a.add(x)
+	}
+	a.fill(&c)
 	return c
+}
+
+// cellPass is one cell's mean and max over the samples, accumulated a sample at a time.
+type cellPass struct {
+	f       sample
+	scale   float64
+	sum, mx float64
+	n       int
+}
+
+func (a *cellPass) add(x probe.Sample) {
+	v := a.f(x)
+	if !v.OK() {
+		return
+	}
+	f := float64(v) * a.scale
+	a.sum += f
+	if a.n == 0 || f > a.mx {
+		a.mx = f
+	}
+	a.n++
+}
+
+// fill sets the cell's figures.
+func (a *cellPass) fill(c *Cell) {
+	c.Samples = a.n
+	if a.n == 0 {
+		c.Missing = NoData
+		return
+	}
+	c.Mean, c.Max = probe.Num(a.sum/float64(a.n)), probe.Num(a.mx)
+}
+
+// passes are the cells' passes measure deferred.
+type passes struct{ means []*cellPass }
+
+// fill makes every deferred pass in one read of s and fills the table's cells from them.
+func (p *passes) fill(s *probe.Series, t *Table) {
+	for x := range s.All() {
+		for _, a := range p.means {
+			a.add(x)
+		}
+	}
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		for _, c := range []*Cell{&r.Amount, &r.Utilisation, &r.Saturation, &r.Errors} {
+			p.fillCell(c)
+		}
+	}
+}
+
+func (p *passes) fillCell(c *Cell) {
+	if c.pending > 0 {
+		p.means[c.pending-1].fill(c)
+		c.pending = 0
+	}
+	for i := range c.Parts {
+		p.fillCell(&c.Parts[i])
+	}
 }
 
 // has reports whether f yields a value in any sample.
 func (s series) has(f sample) bool {
-	return slices.ContainsFunc(s.Samples, func(x probe.Sample) bool { return f(x).OK() })
+	return s.any(func(x probe.Sample) bool { return f(x).OK() })
 }
 
 // Summarise builds the USE table of s (usually a Window of a series).
 func Summarise(ps *probe.Series) Table {
-	s := series{ps}
-	t := Table{Samples: len(s.Samples)}
-	if n := len(s.Samples); n > 0 {
-		t.From, t.To = s.Samples[0].Start, s.Samples[n-1].Time
+	s := series{Series: ps, deferred: &passes{}}
+	t := Table{Samples: s.Len()}
+	if t.Samples > 0 {
+		t.From, t.To = s.Span()
 		t.Seconds = t.To.Sub(t.From).Seconds()
 	}
 	for _, id := range s.BrokerIDs() {
@@ -144,15 +203,26 @@ func Summarise(ps *probe.Series) Table {
 		t.Rows = append(t.Rows, s.hostRows()...)
 	}
 	t.Notes = append(slices.Clone(s.Notes), s.notes()...)
+	s.deferred.fill(ps, &t)
 	return t
 }
 
 func (s series) hasHost() bool {
-	return slices.ContainsFunc(s.Samples, func(x probe.Sample) bool { return x.Host != nil })
+	return s.any(func(x probe.Sample) bool { return x.Host != nil })
 }
 
 func (s series) hasMeta() bool {
-	return slices.ContainsFunc(s.Samples, func(x probe.Sample) bool { return x.Meta != nil && x.Meta.Partitions > 0 })
+	return s.any(func(x probe.Sample) bool { return x.Meta != nil && x.Meta.Partitions > 0 })
+}
+
+// any reports whether f holds for a sample; it reads no further than the first that does.
+func (s series) any(f func(probe.Sample) bool) bool {
+	for x := range s.All() {
+		if f(x) {
+			return true
+		}
+	}
+	return false
 }
 
 // bf lifts a broker metric into a sample function.

@@ -24,7 +24,7 @@ func BrokerTraffic(s *probe.Series) []Traffic {
 	var out []Traffic
 	for _, id := range s.BrokerIDs() {
 		var m [4]mean
-		for _, x := range s.Samples {
+		for x := range s.All() {
 			b := x.Brokers[id]
 			if b == nil || b.Err != "" {
 				continue
@@ -73,7 +73,7 @@ func LinkOverhead(s *probe.Series) (float64, bool) {
 		return 0, false
 	}
 	var link, records float64
-	for _, x := range s.Samples {
+	for x := range s.All() {
 		if x.Host == nil {
 			continue
 		}

@@ -22,16 +22,20 @@ type silence struct {
 // c.SilentSeconds in a row in the window (paused, hung or cut off mid-run), by broker id. A
 // broker's first reading, which has no rates yet, is not a silence.
 func windowSilences(s *probe.Series, c Criteria) []silence {
-	if s == nil || c.SilentSeconds <= 0 || len(s.Samples) == 0 {
+	if s == nil || c.SilentSeconds <= 0 || s.Len() == 0 {
 		return nil
 	}
 	interval := time.Duration(s.Interval * float64(time.Second))
 	if interval <= 0 {
 		interval = time.Second
 	}
-	start := s.Samples[0].Start
+	var start time.Time
+	first := true
 	longest, open := map[int32]silence{}, map[int32]silence{}
-	for _, x := range s.Samples {
+	for x := range s.All() {
+		if first {
+			start, first = x.Start, false
+		}
 		for id, b := range x.Brokers {
 			if b == nil || b.Err == "" || strings.HasPrefix(b.Err, "first reading") {
 				delete(open, id)

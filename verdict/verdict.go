@@ -199,7 +199,7 @@ func Judge(in Input, c Criteria) Verdict {
 		v.Reasons = append(v.Reasons, Reason{Criterion: CritNoData, Text: "no load-generator result"})
 		return v
 	}
-	if in.Series == nil || len(in.Series.Samples) == 0 {
+	if in.Series == nil || in.Series.Len() == 0 {
 		v.Skipped = append(v.Skipped, "broker and host criteria: no probe samples in the window")
 	}
 	v.Evidence, v.Bottleneck = evidence(in.USE, c)
@@ -413,7 +413,7 @@ func schedBound(in Input, c Criteria) *Reason {
 		return nil
 	}
 	var hs []*probe.SchedHist
-	for _, x := range in.Series.Samples {
+	for x := range in.Series.All() {
 		if x.Host != nil {
 			hs = append(hs, x.Host.Self.SchedLatency)
 		}
@@ -507,7 +507,7 @@ func clusterReasons(in Input, c Criteria, v *Verdict) []Reason {
 		out = append(out, Reason{Criterion: CritErrors, Text: fmt.Sprintf(
 			"%d messages were neither acknowledged nor failed when the producers stopped waiting: the cluster did not answer them in time", r.Counts.InFlightAtEnd)})
 	}
-	if in.Series != nil && len(in.Series.Samples) > 0 {
+	if in.Series != nil && in.Series.Len() > 0 {
 		out = append(out, brokerReasons(in.Series, c, v)...)
 		if c.MinReplicated > 0 {
 			if rr := replicationReason(in.Series, r, c, v); rr != nil {
@@ -598,7 +598,7 @@ func replicationReason(s *probe.Series, r *loadgen.Result, c Criteria, v *Verdic
 	var in, repl, secs float64
 	n := 0
 	perBroker := map[int32]float64{}
-	for _, x := range s.Samples {
+	for x := range s.All() {
 		ok := len(x.Brokers) > 0
 		for _, b := range x.Brokers {
 			ok = ok && b != nil && b.BytesIn.OK() && b.ReplicationBytesIn.OK()
@@ -642,10 +642,10 @@ func replicationReason(s *probe.Series, r *loadgen.Result, c Criteria, v *Verdic
 // isrReasons finds ISR churn (from broker metrics or metadata) and persistent under-replication.
 func isrReasons(s *probe.Series, c Criteria) []Reason {
 	var out []Reason
-	n := len(s.Samples)
+	n := s.Len()
 	churn, under := 0, 0
 	outOf := map[int32]int{}
-	for _, x := range s.Samples {
+	for x := range s.All() {
 		changed := false
 		for _, b := range x.Brokers {
 			if b != nil && (b.ISRShrinks.Or(0) > 0 || b.ISRExpands.Or(0) > 0) {
@@ -691,7 +691,7 @@ func isrReasons(s *probe.Series, c Criteria) []Reason {
 // meanOf averages f over the samples that have it.
 func meanOf(s *probe.Series, f func(probe.Sample) probe.Num) (float64, int) {
 	sum, n := 0.0, 0
-	for _, x := range s.Samples {
+	for x := range s.All() {
 		if v := f(x); v.OK() {
 			sum += float64(v)
 			n++

@@ -316,7 +316,35 @@ func TestJudge(t *testing.T) {
 				t.Errorf("bottleneck = %q, want prefix %q (evidence %v)", v.Bottleneck, c.bottle, v.Evidence)
 			}
 			golden(t, c.name, v)
+			if c.in.Series != nil && len(c.in.Series.Samples) > 3 {
+				sameFromSpill(t, c.in, crit, v)
+			}
 		})
+	}
+}
+
+// sameFromSpill judges in again with its series spilled (all but 3 samples in a spill file, as
+// a long run's are) and wants the same verdict, byte for byte.
+func sameFromSpill(t *testing.T, in Input, crit Criteria, want Verdict) {
+	t.Helper()
+	header := *in.Series
+	header.Samples = nil
+	sp := &header
+	defer sp.Close()
+	spill := probe.Spill{Dir: t.TempDir(), Keep: 3}
+	for _, x := range in.Series.Samples {
+		if err := sp.Add(x, spill); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in.Series = sp
+	if in.USE != nil {
+		u := use.Summarise(sp)
+		in.USE = &u
+	}
+	got, _ := json.Marshal(Judge(in, crit))
+	if w, _ := json.Marshal(want); !sp.Spilled() || string(got) != string(w) {
+		t.Errorf("from a spilled series (spilled %v): %s\nfrom memory: %s", sp.Spilled(), got, w)
 	}
 }
 

@@ -24,7 +24,7 @@ func traffic(s *probe.Series) ([]use.Traffic, map[int32]span) {
 		var secs [4]float64
 		n := 0
 		var sp span
-		for _, x := range s.Samples {
+		for x := range s.All() {
 			b := x.Brokers[id]
 			if b == nil || b.Err != "" || b.Interval <= 0 {
 				continue

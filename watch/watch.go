@@ -114,7 +114,7 @@ type Busiest struct {
 
 // Summarise turns one interval's samples into an Interval (Seq and Final are the caller's).
 func Summarise(s *probe.Series, c Ceilings) Interval {
-	iv := Interval{USE: use.Summarise(s), Samples: len(s.Samples)}
+	iv := Interval{USE: use.Summarise(s), Samples: s.Len()}
 	iv.From, iv.To, iv.Seconds = iv.USE.From, iv.USE.To, iv.USE.Seconds
 	traffic, spans := traffic(s)
 	iv.Brokers = brokers(s, traffic, headroom(&iv.USE, c))

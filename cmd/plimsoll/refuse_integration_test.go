@@ -21,13 +21,12 @@ import (
 // (settling 20 s, warm-up and window, drain, clean-up), exit non-zero with its verdict saying
 // why, and delete its topic.
 //
-// It fails today and runs only with PLIMSOLL_PAUSED_LEADER=1 (docs/bad-input.md): when the pause
-// comes after the settling writes, every produce fails and the verdict says host-noise, not the
-// silent broker; and the clean-up's DeleteTopics timed out twice (10 s, then 20 s with a fresh
-// client), leaving the run's topic.
+// It runs only with PLIMSOLL_PAUSED_LEADER=1 (docs/bad-input.md): it failed until the verdict
+// named a broker silenced in the window (silent-broker) and the clean-up sent its deletion past
+// the paused broker; it costs about a minute and joins make test once it has passed reliably.
 func TestRunPausedLeader(t *testing.T) {
 	if os.Getenv("PLIMSOLL_PAUSED_LEADER") != "1" {
-		t.Skip("fails today (a paused leader after settling: no silent-broker verdict, the topic left behind); PLIMSOLL_PAUSED_LEADER=1 runs it")
+		t.Skip("opt-in until it has passed reliably (about a minute on the shared cluster); PLIMSOLL_PAUSED_LEADER=1 runs it")
 	}
 	c := up(t)
 	out := t.TempDir()
@@ -48,7 +47,7 @@ func TestRunPausedLeader(t *testing.T) {
 	}()
 	start := time.Now()
 	stdout, stderr, code := plimsoll(t, "run", "--cluster-dir", clusterDir, "--rate", "300", "--message-size", "1000",
-		"--duration", "4s", "--warmup", "1s", "--out", out, "--drain-timeout", "2s", "--setup-timeout", "20s", "--topic-prefix", prefix)
+		"--duration", "8s", "--warmup", "1s", "--out", out, "--drain-timeout", "2s", "--setup-timeout", "20s", "--topic-prefix", prefix)
 	took := time.Since(start)
 	victim, wasPaused := <-paused
 	if wasPaused {
@@ -58,15 +57,19 @@ func TestRunPausedLeader(t *testing.T) {
 	}
 	t.Logf("paused broker %d; the run took %v, exit %d\n%s\n%s", victim, took.Round(time.Second), code, stdout, stderr)
 	// Its bounds: 20 s for the topic and the group's assignment, 20 s for settling and 3 s to
-	// name the silent broker, 5 s of load, 2 s of drain, 30 s for the clean-up.
-	if took > 100*time.Second {
+	// name the silent broker, 9 s of load, 2 s of drain, 30 s for the clean-up. The window is
+	// longer than the silent-broker criterion's 5 s: with a 4 s window the paused broker missed
+	// its 3 scrapes and the verdict could not call it silent.
+	if took > 104*time.Second {
 		t.Errorf("the run took %v: past its bounds", took)
 	}
 	if _, err := os.Stat(filepath.Join(out, "result.json")); err == nil {
-		// The run got through (leadership moved off the paused broker): its verdict says why.
+		// The run got through its set-up: its verdict says which broker went silent, whether it was
+		// found silent at the start ("answered nothing when the run started") or in the window
+		// ("answered no metrics scrape for 7 s in a row").
 		state, _, criteria, why := verdictOf(t, out)
 		if state != "invalid" || code != ExitInvalid || len(criteria) == 0 || criteria[0] != "silent-broker" ||
-			!strings.Contains(why, fmt.Sprintf("broker %d answered nothing", victim)) {
+			!strings.Contains(why, fmt.Sprintf("broker %d answered n", victim)) {
 			t.Errorf("verdict %s, exit %d with a paused leader, want invalid (silent-broker) naming broker %d:\n%s", state, code, victim, why)
 		}
 	} else if want := fmt.Sprintf("broker %d (", victim); code != ExitError || !strings.Contains(stderr, want) || !strings.Contains(stderr, "did not answer") {

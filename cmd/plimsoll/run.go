@@ -113,12 +113,16 @@ func (rf *runFlags) run(cmd *cobra.Command, wf *workloadFlags, tf *targetFlags, 
 	}
 	defer release(tgt, stderr)
 	cfg.Target, cfg.KafkaVersion, cfg.Probe = tgt.Target, tgt.KafkaVersion(), tgt.ProbeConfig()
+	cfg.Probe.Spill.Dir = rf.out // a long run's samples and histograms spill where its files go (a temporary file without --out)
 	if len(cfg.Faults) > 0 {
 		if cfg.FaultTarget, err = faultTarget(tgt, tf.clusterDir); err != nil {
 			return err
 		}
 	}
 	res, err := runTrial(ctx, cfg, stderr)
+	if res != nil {
+		defer res.Close()
+	}
 	if errors.Is(err, loadgen.ErrInterrupted) || interruptedBy(ctx) != nil {
 		return runInterrupted(ctx, cmd.OutOrStdout(), res, rf.out, rf.om.json)
 	}

@@ -4,4 +4,8 @@
 // A Hist never clamps: a value above the hour is counted as overflow and still bounds the
 // percentiles and the exact max it reports. Histograms of different workers are merged, never
 // their percentiles averaged; Percentiles summarises a merged one in milliseconds.
+//
+// An IntervalLog keeps a run's per-second histograms, encoded, for histograms.hlog; with a
+// SpillDir it holds only the latest ten minutes of them and spills the rest to a file
+// (internal/spill), read back through IntervalLog.All.
 package hdr

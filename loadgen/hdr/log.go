@@ -3,7 +3,11 @@ package hdr
 import (
 	"fmt"
 	"io"
+	"iter"
+	"slices"
 	"time"
+
+	"github.com/plimsoll/plimsoll/internal/spill"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -18,13 +22,31 @@ type Interval struct {
 }
 
 // IntervalLog collects interval histograms for an HdrHistogram interval log.
+//
+// Over a long run its memory stays flat when SpillDir is set: beyond the latest SpillKeep
+// intervals (default DefaultSpillKeep), each is appended to a spill file (internal/spill) as it
+// leaves memory. Read the intervals through All, which sees both.
 type IntervalLog struct {
-	Start     time.Time // the wall clock at interval time zero
+	Start time.Time // the wall clock at interval time zero
+	// Intervals are those held in memory: all of them, or those after the spilled ones.
 	Intervals []Interval
+	// SpillDir, when set, is where the intervals beyond the latest SpillKeep are spilled (or its
+	// nearest existing parent; the file has no name there and goes with Close).
+	SpillDir  string
+	SpillKeep int
+
+	file        *spill.File[Interval]
+	size        int64
+	spillFailed error
 }
 
+// DefaultSpillKeep is how many of the latest intervals a spilling log holds in memory: ten
+// minutes of a run's three histograms a second.
+const DefaultSpillKeep = 1800
+
 // Add appends h as the histogram tagged tag over [startMs, endMs). An empty h adds nothing.
-// h is encoded at once, so the caller may reset and reuse it.
+// h is encoded at once, so the caller may reset and reuse it. When the spill cannot be written,
+// the interval is held in memory, as every later one is, and the error returned once.
 func (l *IntervalLog) Add(tag string, startMs, endMs int64, h *Hist) error {
 	if h.h.TotalCount() == 0 {
 		return nil
@@ -33,8 +55,77 @@ func (l *IntervalLog) Add(tag string, startMs, endMs int64, h *Hist) error {
 	if err != nil {
 		return err
 	}
-	l.Intervals = append(l.Intervals, Interval{Tag: tag, StartMs: startMs, EndMs: endMs, Hist: e})
+	return l.add(Interval{Tag: tag, StartMs: startMs, EndMs: endMs, Hist: e})
+}
+
+// add appends iv, spilling the oldest interval held when more than the keep are.
+func (l *IntervalLog) add(iv Interval) error {
+	l.Intervals = append(l.Intervals, iv)
+	keep := l.SpillKeep
+	if keep <= 0 {
+		keep = DefaultSpillKeep
+	}
+	if l.SpillDir == "" || l.spillFailed != nil || len(l.Intervals) <= keep {
+		return nil
+	}
+	if l.spillFailed = l.spillOldest(); l.spillFailed != nil {
+		return fmt.Errorf("interval log: %w: the intervals from then on are held in memory", l.spillFailed)
+	}
 	return nil
+}
+
+// spillOldest appends the oldest interval held in memory to the spill file (opened the first
+// time) and drops it from memory.
+func (l *IntervalLog) spillOldest() error {
+	if l.file == nil {
+		f, err := spill.Open[Interval](l.SpillDir, ".plimsoll-hlog-spill-*.jsonl")
+		if err != nil {
+			return err
+		}
+		l.file = f
+	}
+	size, err := l.file.Append(l.Intervals[0])
+	if err != nil {
+		return err
+	}
+	l.size = size
+	l.Intervals = slices.Delete(l.Intervals, 0, 1)
+	return nil
+}
+
+// All yields every interval in the order added: the spilled ones read back, then those in
+// memory. A spill that cannot be read back ends the sequence early; Err says so.
+func (l *IntervalLog) All() iter.Seq[Interval] {
+	return func(yield func(Interval) bool) {
+		if l.file != nil {
+			for iv := range l.file.Read(0, l.size) {
+				if !yield(iv) {
+					return
+				}
+			}
+		}
+		for _, iv := range l.Intervals {
+			if !yield(iv) {
+				return
+			}
+		}
+	}
+}
+
+// Err is the first error reading the spilled intervals back.
+func (l *IntervalLog) Err() error {
+	if l.file == nil {
+		return nil
+	}
+	return l.file.Err()
+}
+
+// Close releases the spill file, if any; afterwards the log yields only the intervals in memory.
+func (l *IntervalLog) Close() error {
+	if l.file == nil {
+		return nil
+	}
+	return l.file.Close()
 }
 
 // Write writes the log through hdrhistogram-go's HistogramLogWriter: the comment, the format
@@ -64,7 +155,7 @@ func (l *IntervalLog) Write(w io.Writer, comment string) error {
 	if err := lw.OutputLegend(); err != nil {
 		return err
 	}
-	for _, iv := range l.Intervals {
+	for iv := range l.All() {
 		h, err := Decode(iv.Hist)
 		if err != nil {
 			return fmt.Errorf("interval %s at %d ms: %w", iv.Tag, iv.StartMs, err)
@@ -76,5 +167,5 @@ func (l *IntervalLog) Write(w io.Writer, comment string) error {
 			return err
 		}
 	}
-	return nil
+	return l.Err()
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // EnsureNone fails with ErrTopicsExist if any topic starts with prefix.
@@ -195,6 +197,85 @@ func DeleteOwned(ctx context.Context, adm *kadm.Client, prefix string, topics, g
 			if r.Err != nil && !errors.Is(r.Err, kerr.GroupIDNotFound) {
 				errs = append(errs, fmt.Errorf("deleting group %s: %w", r.Group, r.Err))
 			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// DeleteTopicsAnyBroker deletes the topics of names under prefix by sending DeleteTopics to
+// each broker of cl's cluster in turn, giving each per to answer, until one does. kadm sends it
+// to the Metadata response's controller, which a KRaft broker fills with a random live broker: a
+// paused broker, not yet fenced, could be that one on every attempt, and the deletion then waits
+// on it (TestRunPausedLeader left its topic so). Any KRaft broker forwards the request to the
+// active controller; a ZooKeeper-mode broker that is not the controller answers NOT_CONTROLLER
+// and the next is tried.
+func DeleteTopicsAnyBroker(ctx context.Context, cl *kgo.Client, prefix string, names []string, per time.Duration) error {
+	var own []string
+	for _, n := range names {
+		if strings.HasPrefix(n, prefix) {
+			own = append(own, n)
+		}
+	}
+	if len(own) == 0 {
+		return nil
+	}
+	ids, err := brokerIDs(ctx, cl)
+	if err != nil {
+		return fmt.Errorf("deleting topics: %w", err)
+	}
+	var errs []error
+	for _, id := range ids {
+		err := deleteVia(ctx, cl.Broker(int(id)), own, per)
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, fmt.Errorf("broker %d: %w", id, err))
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return fmt.Errorf("deleting topics %s through each broker in turn: %w", strings.Join(own, ", "), errors.Join(errs...))
+}
+
+// brokerIDs lists the brokers of cl's cluster, asked afresh.
+func brokerIDs(ctx context.Context, cl *kgo.Client) ([]int32, error) {
+	resp, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl)
+	if err != nil {
+		return nil, fmt.Errorf("asking for the brokers: %w", err)
+	}
+	ids := make([]int32, 0, len(resp.Brokers))
+	for _, b := range resp.Brokers {
+		ids = append(ids, b.NodeID)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids, nil
+}
+
+// deleteVia sends one DeleteTopics for names to broker b and waits at most per for its answer;
+// a topic already gone counts as deleted.
+func deleteVia(ctx context.Context, b *kgo.Broker, names []string, per time.Duration) error {
+	bctx, cancel := context.WithTimeout(ctx, per)
+	defer cancel()
+	req := kmsg.NewPtrDeleteTopicsRequest()
+	req.TimeoutMillis = int32(per.Milliseconds())
+	req.TopicNames = names
+	for _, n := range names {
+		t := kmsg.NewDeleteTopicsRequestTopic()
+		t.Topic = kmsg.StringPtr(n)
+		req.Topics = append(req.Topics, t)
+	}
+	resp, err := req.RequestWith(bctx, b)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, t := range resp.Topics {
+		if err := kerr.ErrorForCode(t.ErrorCode); err != nil && !errors.Is(err, kerr.UnknownTopicOrPartition) {
+			name := "?"
+			if t.Topic != nil {
+				name = *t.Topic
+			}
+			errs = append(errs, fmt.Errorf("topic %s: %w", name, err))
 		}
 	}
 	return errors.Join(errs...)

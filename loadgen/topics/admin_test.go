@@ -186,3 +186,56 @@ func TestCreateInSteps(t *testing.T) {
 		t.Errorf("a refused growth: %v", err)
 	}
 }
+
+// TestDeleteTopicsAnyBroker: with the first broker holding every DeleteTopics it is sent (as a
+// paused broker does), the deletion goes through another broker after that one's time is up,
+// and the topic is gone; nothing outside the prefix is sent.
+func TestDeleteTopicsAnyBroker(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.MetadataMinAge(10*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, n := range []string{"run-t0", "other-t0"} {
+		if _, err := adm.CreateTopic(ctx, 2, 1, nil, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wake := make(chan struct{})
+	defer close(wake)
+	var asked []string
+	c.ControlKey(kmsg.DeleteTopics.Int16(), func(r kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		for _, tp := range r.(*kmsg.DeleteTopicsRequest).Topics {
+			asked = append(asked, *tp.Topic)
+		}
+		if c.CurrentNode() == 0 {
+			c.SleepControl(func() { <-wake })
+		}
+		return nil, nil, false
+	})
+	start := time.Now()
+	if err := DeleteTopicsAnyBroker(ctx, cl, "run-", []string{"run-t0", "other-t0"}, 300*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %v: the held broker must be passed over after its 300 ms", took)
+	}
+	for _, n := range asked {
+		if n != "run-t0" {
+			t.Errorf("asked to delete %s, outside the prefix", n)
+		}
+	}
+	td, err := adm.ListTopics(ctx)
+	if err != nil || td.Has("run-t0") || !td.Has("other-t0") {
+		t.Errorf("topics after: %v (%v): want run-t0 gone, other-t0 kept", td.Names(), err)
+	}
+}
