@@ -1,8 +1,10 @@
 package workload
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -304,15 +306,33 @@ func (s Spec) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads what MarshalJSON writes (secret property values stay hidden).
-func (s *Spec) UnmarshalJSON(data []byte) error {
+func (s *Spec) UnmarshalJSON(data []byte) error { return s.decodeJSON(data, false) }
+
+// DecodeJSONStrict reads what MarshalJSON writes, refusing a field Spec does not have (at any
+// depth but the property maps, whose keys are Kafka's) and anything after the object: for
+// specs handed between plimsoll processes, where an unknown field means another version.
+func DecodeJSONStrict(data []byte) (Spec, error) {
+	var s Spec
+	err := s.decodeJSON(data, true)
+	return s, err
+}
+
+func (s *Spec) decodeJSON(data []byte, strict bool) error {
 	type plain Spec
 	aux := struct {
 		*plain
 		Duration string `json:"duration"`
 		Warmup   string `json:"warmup"`
 	}{plain: (*plain)(s)}
-	if err := json.Unmarshal(data, &aux); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(&aux); err != nil {
 		return err
+	}
+	if _, err := dec.Token(); strict && err != io.EOF {
+		return fmt.Errorf("%w: data after the workload object", ErrInvalid)
 	}
 	var err error
 	if s.Duration, err = time.ParseDuration(aux.Duration); err != nil {

@@ -376,6 +376,43 @@ func TestJSONRoundTrip(t *testing.T) {
 	}
 }
 
+// TestDecodeJSONStrict: the strict reader takes what MarshalJSON writes, and refuses an
+// unknown field at the top or nested (payload), and data after the object; the lenient
+// UnmarshalJSON still ignores unknown fields (older result files).
+func TestDecodeJSONStrict(t *testing.T) {
+	s, err := Load("testdata/good/full.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeJSONStrict(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.String() != s.String() || back.Duration != s.Duration || back.ProducerProps.String() != s.ProducerProps.String() {
+		t.Errorf("strict round trip changed the spec:\n%s\n%s", s, back)
+	}
+	obj := string(data[:len(data)-1])
+	for name, tc := range map[string]struct{ in, want string }{
+		"unknown field":        {obj + `,"producer-rate":5}`, "producer-rate"},
+		"unknown nested field": {strings.Replace(string(data), `"payload":{`, `"payload":{"seed":1,`, 1), "seed"},
+		"trailing data":        {string(data) + `{}`, "after the workload"},
+		"bad duration":         {strings.Replace(string(data), `"duration":"`, `"duration":"x`, 1), "duration"},
+	} {
+		_, err := DecodeJSONStrict([]byte(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want one naming %q", name, err, tc.want)
+		}
+	}
+	var lenient Spec
+	if err := json.Unmarshal([]byte(obj+`,"producer-rate":5}`), &lenient); err != nil {
+		t.Errorf("UnmarshalJSON must still ignore unknown fields: %v", err)
+	}
+}
+
 func TestString(t *testing.T) {
 	s := Default()
 	want := "1 topic x runner's choice of partitions (rf auto); 1 producer as fast as they go, 1024 B random, keys none; 1 group x 1 consumer; 1m0s after 10s warm-up"

@@ -1,0 +1,154 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// collector holds the reports read so far: each worker's seconds until every worker has
+// reported that second, and the finals.
+type collector struct {
+	n       int
+	pending map[int]map[int]Second // by index, by worker
+	last    map[int]int            // by worker: the last second it reported
+	heard   map[int]time.Time      // by worker: when its last record was read
+	finals  map[int]Final
+	next    int // the next index to hand on; seconds count from 1
+}
+
+// Collect reads the workers' reports after AwaitJoins. It hands each second to onSecond, merged, once every worker has reported
+// it, in order; when every worker's final report is in it returns their merge. A worker silent
+// for the silence limit, or Lag seconds behind another, ends it with ErrSilent naming the
+// worker and the last second it reported: the trial is invalid.
+func (c *Coordinator) Collect(ctx context.Context, onSecond func(MergedSecond)) (MergedFinal, error) {
+	now := c.clock.Now()
+	col := &collector{n: c.plan.Workers, next: 1, pending: map[int]map[int]Second{}, last: map[int]int{}, heard: map[int]time.Time{}, finals: map[int]Final{}}
+	for w := range col.n {
+		col.heard[w], col.last[w] = now, 0
+	}
+	for len(col.finals) < col.n {
+		recs, err := poll(ctx, c.cl, c.limits.Poll)
+		if err != nil {
+			return MergedFinal{}, err
+		}
+		now := c.clock.Now()
+		for _, r := range recs {
+			m, err := c.decode(r)
+			if err != nil {
+				return MergedFinal{}, err
+			}
+			if err := col.add(m, now, onSecond); err != nil {
+				return MergedFinal{}, err
+			}
+		}
+		if err := col.silent(now, c.limits); err != nil {
+			return MergedFinal{}, err
+		}
+	}
+	if len(col.pending) > 0 {
+		return MergedFinal{}, fmt.Errorf("%w: second %d lacks the reports of %s", ErrMerge, col.next, col.without(col.next))
+	}
+	return MergeFinals(mapValues(col.finals), c.plan.Spec.Producers)
+}
+
+// add takes one record of a worker, handing on every second it completes.
+func (col *collector) add(m Message, now time.Time, onSecond func(MergedSecond)) error {
+	col.heard[m.Worker] = now
+	if _, done := col.finals[m.Worker]; done {
+		return fmt.Errorf("%w: worker %d sent a %s record after its final report", ErrPlan, m.Worker, m.Kind)
+	}
+	switch m.Kind {
+	case KindFinal:
+		col.finals[m.Worker] = *m.Final
+		return nil
+	case KindSecond:
+	default:
+		return fmt.Errorf("%w: worker %d sent a %s record mid-run", ErrPlan, m.Worker, m.Kind)
+	}
+	s := *m.Second
+	if s.Index <= col.last[m.Worker] {
+		return fmt.Errorf("%w: worker %d reported second %d after second %d; seconds count from 1", ErrPlan, m.Worker, s.Index, col.last[m.Worker])
+	}
+	col.last[m.Worker] = s.Index
+	if col.pending[s.Index] == nil {
+		col.pending[s.Index] = map[int]Second{}
+	}
+	col.pending[s.Index][m.Worker] = s
+	return col.flush(onSecond)
+}
+
+// flush hands on, in order, every second that every worker has reported. A second some
+// worker skipped (its next report is later) cannot be merged exactly: an error naming it.
+func (col *collector) flush(onSecond func(MergedSecond)) error {
+	for len(col.pending) > 0 {
+		got := col.pending[col.next]
+		if len(got) < col.n {
+			for w := range col.n {
+				if _, ok := got[w]; !ok && col.last[w] > col.next {
+					return fmt.Errorf("%w: worker %d skipped second %d", ErrMerge, w, col.next)
+				}
+			}
+			return nil
+		}
+		merged, err := MergeSeconds(mapValues(got))
+		if err != nil {
+			return err
+		}
+		delete(col.pending, col.next)
+		col.next++
+		if onSecond != nil {
+			onSecond(merged)
+		}
+	}
+	return nil
+}
+
+// silent names the first worker without a final report that is silent: heard of no later than
+// the silence limit ago, or Lag seconds behind another worker's report.
+func (col *collector) silent(now time.Time, l Limits) error {
+	ahead := 0
+	for _, s := range col.last {
+		ahead = max(ahead, s)
+	}
+	for w := range col.n {
+		if _, done := col.finals[w]; done {
+			continue
+		}
+		quiet := now.Sub(col.heard[w])
+		if quiet >= l.Silence || (l.Lag > 0 && ahead-col.last[w] >= l.Lag) {
+			return fmt.Errorf("%w: worker %d: %s; the trial is invalid", ErrSilent, w, col.describe(w, ahead, quiet))
+		}
+	}
+	return nil
+}
+
+// describe says how far worker w is behind.
+func (col *collector) describe(w, ahead int, quiet time.Duration) string {
+	last := "no report yet"
+	if col.last[w] > 0 {
+		last = fmt.Sprintf("last report second %d", col.last[w])
+	}
+	return fmt.Sprintf("%s, nothing read from it for %s, the others at second %d", last, quiet.Round(time.Millisecond), ahead)
+}
+
+// without names the workers missing from second i.
+func (col *collector) without(i int) string {
+	var ws []string
+	for w := range col.n {
+		if _, ok := col.pending[i][w]; !ok {
+			ws = append(ws, fmt.Sprintf("worker %d", w))
+		}
+	}
+	return strings.Join(ws, ", ")
+}
+
+// mapValues returns m's values in key order.
+func mapValues[V any](m map[int]V) []V {
+	out := make([]V, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		out = append(out, m[k])
+	}
+	return out
+}

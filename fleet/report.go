@@ -1,0 +1,175 @@
+package fleet
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/loadgen/hdr"
+	"github.com/plimsoll/plimsoll/loadgen/ledger"
+)
+
+// ReportFormat names the encoding of what workers publish; the coordinator refuses any other.
+const ReportFormat = "plimsoll-fleet-report/1"
+
+// Kinds of Message a worker publishes to the results topic.
+const (
+	KindJoin   = "join"   // the worker read the plan, accepted it and will start on time
+	KindRefuse = "refuse" // the worker cannot run the plan (Reason says why) and exits
+	KindSecond = "second" // one second of its load (Second)
+	KindFinal  = "final"  // after its drain: the window's figures and its ledgers (Final)
+)
+
+// Message is one record of the results topic: who wrote it, and one of a join, a refusal, a
+// second or the final report.
+type Message struct {
+	Format  string  `json:"format"`
+	RunID   string  `json:"run_id"`
+	Worker  int     `json:"worker"`
+	Kind    string  `json:"kind"`
+	Version string  `json:"version,omitempty"` // join and refuse: the worker's plimsoll version
+	Host    string  `json:"host,omitempty"`    // join: the worker's host name
+	Reason  string  `json:"reason,omitempty"`  // refuse
+	Second  *Second `json:"second,omitempty"`
+	Final   *Final  `json:"final,omitempty"`
+}
+
+// Second is one second of one worker's load, lined up with the others' by Index.
+type Second struct {
+	// Index counts seconds from the plan's start: this second ends Index seconds after it.
+	// The first is 1, and each worker reports every second in order.
+	Index int    `json:"index"`
+	Phase string `json:"phase"`
+	Tally Tally  `json:"tally"`
+	// The second's interval histograms, every phase included (the HDR interval log's).
+	Publish       hdr.Encoded `json:"publish"`
+	EndToEnd      hdr.Encoded `json:"end_to_end"`
+	ScheduleDelay hdr.Encoded `json:"schedule_delay"`
+}
+
+// Tally are one second's counters, by arrival within the second; merged by summing.
+type Tally struct {
+	Sent         int64   `json:"sent"`
+	Acked        int64   `json:"acked"`
+	AckedBytes   int64   `json:"acked_bytes"`
+	Consumed     int64   `json:"consumed"`
+	Failed       int64   `json:"failed"`
+	Errors       int64   `json:"errors"`         // produce and fetch errors
+	BufferFullNs int64   `json:"buffer_full_ns"` // summed over producers
+	InFlight     int64   `json:"in_flight"`      // at the end of the second
+	Backlog      []int64 `json:"backlog"`        // per group: acknowledged, not yet consumed
+}
+
+// Final is one worker's measured window after its drain.
+type Final struct {
+	Counts   loadgen.Counts `json:"counts"`   // messages intended inside the window
+	Excluded loadgen.Counts `json:"excluded"` // of warm-up and backlog building
+	// The window's histograms, which the Result's latency percentiles summarise.
+	Publish       hdr.Encoded   `json:"publish"`
+	EndToEnd      hdr.Encoded   `json:"end_to_end"`
+	ScheduleDelay hdr.Encoded   `json:"schedule_delay"`
+	AckWait       hdr.Encoded   `json:"ack_wait"`
+	Groups        []GroupLedger `json:"groups"`
+}
+
+// GroupLedger is one consumer group's loss ledger (package ledger) over one worker's
+// producers, as counts.
+type GroupLedger struct {
+	Name string `json:"name"`
+	// Producers are the global producer indices this ledger accounts for: the worker's own,
+	// since it consumes what it produced.
+	Producers Range        `json:"producers"`
+	Measured  LedgerCounts `json:"measured"`
+	Excluded  LedgerCounts `json:"excluded"`
+	Foreign   int64        `json:"foreign"` // records without a stamp of these producers
+	Seen      uint64       `json:"seen"`    // distinct messages seen, every phase
+	// Lost and Unconsumed are of the measured window (loadgen.Counts' meaning).
+	Lost       int64 `json:"lost"`
+	Unconsumed int64 `json:"unconsumed"`
+	// CaughtUp: the worker's consumers read to the end of every partition it owns.
+	CaughtUp bool `json:"caught_up"`
+}
+
+// LedgerCounts are what a group saw of one phase (ledger.Counts).
+type LedgerCounts struct {
+	Consumed    int64 `json:"consumed"`
+	Duplicated  int64 `json:"duplicated"`
+	Redelivered int64 `json:"redelivered"`
+	OutOfOrder  int64 `json:"out_of_order"`
+}
+
+// EncodeMessage returns m's JSON, its format set.
+func EncodeMessage(m Message) ([]byte, error) {
+	m.Format = ReportFormat
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
+}
+
+// DecodeMessage reads a results-topic record strictly: another format, an unknown field,
+// data after the object, or a kind without its part is an error wrapping ErrPlan.
+func DecodeMessage(b []byte) (Message, error) {
+	var head struct {
+		Format string `json:"format"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return Message{}, fmt.Errorf("%w: results record: %w", ErrPlan, err)
+	}
+	if head.Format != ReportFormat {
+		return Message{}, fmt.Errorf("%w: results record of format %q, this plimsoll reads %q: run the coordinator and the workers from the same plimsoll", ErrPlan, head.Format, ReportFormat)
+	}
+	var m Message
+	if err := strictJSON(b, &m); err != nil {
+		return Message{}, fmt.Errorf("%w: results record: %w", ErrPlan, err)
+	}
+	return m, m.check()
+}
+
+// check says whether m holds what its kind needs, and nothing of another kind.
+func (m Message) check() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: results record of worker %d (%s): %s", ErrPlan, m.Worker, m.Kind, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case m.RunID == "":
+		return bad("no run_id")
+	case m.Worker < 0:
+		return bad("negative worker index")
+	}
+	second, final := m.Second != nil, m.Final != nil
+	switch m.Kind {
+	case KindJoin, KindRefuse:
+		if m.Version == "" {
+			return bad("no version")
+		}
+		if m.Kind == KindRefuse && m.Reason == "" {
+			return bad("no reason")
+		}
+		if second || final {
+			return bad("carries a report")
+		}
+	case KindSecond:
+		if !second || final {
+			return bad("needs a second and nothing else")
+		}
+	case KindFinal:
+		if !final || second {
+			return bad("needs a final report and nothing else")
+		}
+	default:
+		return bad("unknown kind; want %s, %s, %s or %s", KindJoin, KindRefuse, KindSecond, KindFinal)
+	}
+	return nil
+}
+
+// LedgerState is the state of a worker's ledger of one group, whose producer ids are global
+// and of which the worker's producers are the given range; lost, unconsumed and caughtUp come
+// from the worker's accounting after its drain.
+func LedgerState(name string, g *ledger.Group, producers Range, lost, unconsumed int64, caughtUp bool) GroupLedger {
+	c := func(c ledger.Counts) LedgerCounts {
+		return LedgerCounts{Consumed: c.Consumed, Duplicated: c.Duplicated, Redelivered: c.Redelivered, OutOfOrder: c.OutOfOrder}
+	}
+	return GroupLedger{Name: name, Producers: producers, Measured: c(g.Counts[ledger.Measured]), Excluded: c(g.Counts[ledger.Excluded]),
+		Foreign: g.Foreign, Seen: g.Seen(), Lost: lost, Unconsumed: unconsumed, CaughtUp: caughtUp}
+}

@@ -1,0 +1,201 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Worker is the working side of a run: it read the plan, joined, and publishes its reports,
+// while it listens for the coordinator's heartbeats.
+type Worker struct {
+	Plan  Plan
+	Share Share
+
+	cl     *kgo.Client
+	clock  Clock
+	limits Limits
+	index  int
+
+	mu    sync.Mutex
+	heard time.Time // the coordinator's last record read
+	ended string    // the coordinator's end record, when read
+	stop  context.CancelFunc
+	done  chan struct{}
+}
+
+// Joining says who a worker is: the run it was started for, its index and its plimsoll.
+type Joining struct {
+	RunID   string
+	Index   int
+	Version string
+	Host    string
+}
+
+// Join finds the run's control topic (ErrNoRun after the find limit: the run id is wrong, or
+// the coordinator has not started), reads the plan and checks it (Plan.CheckJoin, the index
+// within N). A plan it cannot run is refused on the results topic, so that the coordinator
+// stops at once, and returned as the error. Otherwise it publishes its join and listens for
+// the coordinator until Close. Join creates no topic.
+func Join(ctx context.Context, base []kgo.Opt, j Joining, clock Clock, limits Limits) (*Worker, error) {
+	if err := CheckRunID(j.RunID); err != nil {
+		return nil, err
+	}
+	if j.Index < 0 {
+		return nil, fmt.Errorf("%w: worker index %d; indices count from 0", ErrPlan, j.Index)
+	}
+	cl, err := kgo.NewClient(fromStart(base, ControlTopic(j.RunID))...)
+	if err != nil {
+		return nil, err
+	}
+	w := &Worker{cl: cl, clock: clock, limits: limits, index: j.Index}
+	if err := w.join(ctx, j); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	lctx, stop := context.WithCancel(context.Background())
+	w.stop, w.done, w.heard = stop, make(chan struct{}), clock.Now()
+	go w.listen(lctx)
+	return w, nil
+}
+
+func (w *Worker) join(ctx context.Context, j Joining) error {
+	if err := w.find(ctx, j.RunID); err != nil {
+		return err
+	}
+	p, err := w.readPlan(ctx, j.RunID)
+	if err != nil {
+		return err
+	}
+	w.Plan = p
+	err = p.CheckJoin(j.RunID, j.Version, w.clock.Now())
+	if err == nil {
+		w.Share, err = p.Share(j.Index)
+	}
+	if err != nil {
+		refuse := Message{RunID: j.RunID, Worker: j.Index, Kind: KindRefuse, Version: j.Version, Reason: err.Error()}
+		return errors.Join(err, w.publish(ctx, refuse))
+	}
+	return w.publish(ctx, Message{RunID: j.RunID, Worker: j.Index, Kind: KindJoin, Version: j.Version, Host: j.Host})
+}
+
+// find waits for the run's control topic. kadm answers from metadata up to kgo's
+// MetadataMinAge (5 s) old, so a topic created after the first look is seen within that.
+func (w *Worker) find(ctx context.Context, runID string) error {
+	adm := kadm.NewClient(w.cl)
+	deadline := w.clock.Now().Add(w.limits.Find)
+	for {
+		td, err := adm.ListTopics(ctx, ControlTopic(runID))
+		if err != nil {
+			return fmt.Errorf("looking for run %s: %w", runID, err)
+		}
+		if td.Has(ControlTopic(runID)) {
+			return nil
+		}
+		if !w.clock.Now().Before(deadline) {
+			return fmt.Errorf("%w: no topic %s on the cluster after %s: give the run id the coordinator printed, and start the coordinator first",
+				ErrNoRun, ControlTopic(runID), w.limits.Find)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(w.limits.Poll):
+		}
+	}
+}
+
+// readPlan reads the control topic's first record, the plan.
+func (w *Worker) readPlan(ctx context.Context, runID string) (Plan, error) {
+	deadline := w.clock.Now().Add(w.limits.Find)
+	for {
+		recs, err := poll(ctx, w.cl, w.limits.Poll)
+		if err != nil {
+			return Plan{}, err
+		}
+		if len(recs) > 0 {
+			if string(recs[0].Key) != keyPlan {
+				return Plan{}, fmt.Errorf("%w: the first record of %s is a %q, not the plan", ErrPlan, ControlTopic(runID), recs[0].Key)
+			}
+			return DecodePlan(recs[0].Value)
+		}
+		if !w.clock.Now().Before(deadline) {
+			return Plan{}, fmt.Errorf("%w: %s holds no plan after %s", ErrNoRun, ControlTopic(runID), w.limits.Find)
+		}
+	}
+}
+
+// listen reads the coordinator's heartbeats and end until ctx ends.
+func (w *Worker) listen(ctx context.Context) {
+	defer close(w.done)
+	for ctx.Err() == nil {
+		recs, err := poll(ctx, w.cl, w.limits.Poll)
+		if err != nil && len(recs) == 0 { // the topic deleted, say: no busy loop on its errors
+			select {
+			case <-ctx.Done():
+			case <-time.After(w.limits.Poll):
+			}
+			continue
+		}
+		if len(recs) == 0 {
+			continue
+		}
+		now := w.clock.Now()
+		w.mu.Lock()
+		w.heard = now
+		for _, r := range recs {
+			if string(r.Key) == keyEnd && w.ended == "" {
+				w.ended = string(r.Value)
+			}
+		}
+		w.mu.Unlock()
+	}
+}
+
+// Err is ErrCoordinatorGone once the coordinator has ended the run or been silent for the
+// silence limit: the worker must stop its load and exit.
+func (w *Worker) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ended != "" {
+		return fmt.Errorf("%w: %s", ErrCoordinatorGone, w.ended)
+	}
+	if quiet := w.clock.Now().Sub(w.heard); quiet >= w.limits.Silence {
+		return fmt.Errorf("%w: no heartbeat from it for %s (run %s)", ErrCoordinatorGone, quiet.Round(time.Millisecond), w.Plan.RunID)
+	}
+	return nil
+}
+
+// Second publishes one second of the worker's load.
+func (w *Worker) Second(ctx context.Context, s Second) error {
+	return w.publish(ctx, Message{RunID: w.Plan.RunID, Worker: w.index, Kind: KindSecond, Second: &s})
+}
+
+// Final publishes the worker's final report.
+func (w *Worker) Final(ctx context.Context, f Final) error {
+	return w.publish(ctx, Message{RunID: w.Plan.RunID, Worker: w.index, Kind: KindFinal, Final: &f})
+}
+
+func (w *Worker) publish(ctx context.Context, m Message) error {
+	b, err := EncodeMessage(m)
+	if err != nil {
+		return err
+	}
+	rec := &kgo.Record{Topic: ResultsTopic(m.RunID), Key: []byte(strconv.Itoa(m.Worker)), Value: b}
+	if err := w.cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
+		return fmt.Errorf("publishing to %s: %w", ResultsTopic(m.RunID), err)
+	}
+	return nil
+}
+
+// Close stops listening and closes the worker's client.
+func (w *Worker) Close() {
+	w.stop()
+	<-w.done
+	w.cl.Close()
+}
