@@ -79,3 +79,21 @@ func windowSilentReason(s *probe.Series, c Criteria) *Reason {
 	return &Reason{Criterion: CritSilent, Broker: runs[0].broker, Text: strings.Join(parts, "; ") +
 		": paused, hung or cut off while the run measured, so the run measured a cluster missing it; bring it back and run again"}
 }
+
+// addSilence weighs a broker silent in the window (SilentSeconds in a row) against the verdict
+// drawn without it. An overloaded verdict stays overloaded, the silence one more reason: a broker
+// the load stalled is the cluster giving out (a paused follower's ISR shrinks, Dropbox's rule).
+// A verdict of ok or client-bound becomes invalid, led by the silence: the run measured a
+// cluster missing a broker, and the generator was not what set the rate.
+func addSilence(v *Verdict, silent *Reason) {
+	if silent == nil {
+		return
+	}
+	if v.State == Overloaded {
+		v.Reasons = append(v.Reasons, *silent)
+		return
+	}
+	v.State = Invalid
+	v.Reasons = append([]Reason{*silent}, v.Reasons...)
+	v.Bottleneck = silent.Text
+}

@@ -211,17 +211,21 @@ func Judge(in Input, c Criteria) Verdict {
 		}
 		return v
 	}
-	if r := silentReason(in.Run, in.Series, c); r != nil {
+	if r := silentReason(in.Run); r != nil {
 		v.State, v.Ceiling = Invalid, Invalid
 		v.Reasons = append(v.Reasons, *r)
 		v.Bottleneck = r.Text
 		markInterrupted(in.Run, &v)
 		return v
 	}
+	silent := windowSilentReason(in.Series, c)
 	if noise := hostNoise(in, c); noise != nil {
 		v.State, v.Ceiling = Invalid, Invalid
-		v.Reasons = append(v.Reasons, *noise)
 		v.Bottleneck = "other processes on the host"
+		if silent != nil { // the host looked busy with other work because a broker did none
+			noise, v.Bottleneck = silent, silent.Text
+		}
+		v.Reasons = append(v.Reasons, *noise)
 		return v
 	}
 	client, host := clientBound(in, c, &v)
@@ -241,18 +245,18 @@ func Judge(in Input, c Criteria) Verdict {
 	default:
 		v.State = OK
 	}
+	addSilence(&v, silent)
 	markInterrupted(in.Run, &v)
 	v.Ceiling = ceilingState(v)
 	return v
 }
 
 // silentReason: a broker that answered nothing when the run's topics were settling (paused,
-// hung), or that went silent for SilentSeconds in the window, leaves a run that measured a
-// cluster missing it, not the cluster's capacity.
-func silentReason(r *loadgen.Result, s *probe.Series, c Criteria) *Reason {
+// hung) leaves a run that measured a cluster missing it, not the cluster's capacity.
+func silentReason(r *loadgen.Result) *Reason {
 	ids := r.Window.SilentBrokers
 	if len(ids) == 0 {
-		return windowSilentReason(s, c)
+		return nil
 	}
 	names := make([]string, len(ids))
 	for i, id := range ids {

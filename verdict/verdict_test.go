@@ -489,4 +489,21 @@ func TestSilentInWindow(t *testing.T) {
 	if want := "broker 2 answered no metrics scrape for 14 s in a row from 6 s into the window"; !strings.HasPrefix(v.Reasons[0].Text, want) {
 		t.Errorf("reason %q, want it to begin %q", v.Reasons[0].Text, want)
 	}
+	// Overloaded by the cluster's own criteria (a paused follower's ISR shrinks), the run stays
+	// overloaded: a broker the load stalled is the cluster giving out; the silence is one more
+	// reason, not the verdict.
+	v = Judge(Input{Run: run(1000, 1000, 20), Series: series(20, func(i int, id int32, b *probe.BrokerSample, m *probe.MetaSample) {
+		silentFrom(6, 14)(i, id, b, m)
+		if i >= 5 {
+			m.UnderReplicated = 10
+			m.OutOfISR = map[int32]int{2: 10}
+		}
+	})}, DefaultCriteria())
+	var crits []string
+	for _, r := range v.Reasons {
+		crits = append(crits, r.Criterion)
+	}
+	if v.State != Overloaded || len(crits) < 2 || crits[0] != CritISR || crits[len(crits)-1] != CritSilent {
+		t.Errorf("a silent follower out of the ISR: %s, reasons %v; want overloaded, isr first and silent-broker after", v.State, crits)
+	}
 }
