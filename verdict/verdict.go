@@ -132,8 +132,9 @@ type Criteria struct {
 	// (fault-recovery, 60; 0 = off: only never recovering within the run fails it).
 	MaxRecoverySeconds float64 `json:"fault_max_recovery_s"`
 	// SilentSeconds: a broker whose metrics scrapes went unanswered for at least this many
-	// seconds in a row in the window (paused, hung or cut off mid-run) makes the run invalid
-	// (silent-broker), naming it: the run measured a cluster missing a broker (5; 0 = off).
+	// seconds in a row in the window (paused, hung or cut off mid-run) is a silent-broker reason
+	// naming it: the run is invalid (it measured a cluster missing a broker) unless the cluster's
+	// own criteria failed, when it is one more reason of an overloaded verdict (5; 0 = off).
 	// Measured: across the 113 probe.json files of runs, trials and scenarios on the development
 	// machine, overloaded NIC-bound trials among them, no broker missed more than 2 scrapes in
 	// a row; a paused broker misses every one.
