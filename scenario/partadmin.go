@@ -96,26 +96,16 @@ func (a *partAdmin) createTopic(ctx context.Context, name string, n int32, rf in
 	return nil
 }
 
-// createInSteps creates a topic of n partitions as set-up (not as what a scenario measures): at
-// most topics.MaxPartitionsPerRequest in the creation, then as many per growth, since a KRaft
-// controller refuses an operation of more than 10,000 records (reassignment's 10,000-partition
-// topic failed so on Kafka 4.1.0). Each step waits for its partitions' leaders.
+// createInSteps creates a topic of n partitions as set-up (not as what a scenario measures):
+// at most topics.MaxPartitionsPerRequest in the creation, then grown as topics.Create grows
+// one, since a KRaft controller refuses an operation of more than 10,000 records
+// (reassignment's 10,000-partition topic failed so on Kafka 4.1.0).
 func (a *partAdmin) createInSteps(ctx context.Context, name string, n int32, rf int16) error {
 	have := min(n, topics.MaxPartitionsPerRequest)
 	if err := a.createTopic(ctx, name, have, rf, nil); err != nil {
 		return err
 	}
-	for have < n {
-		if _, err := a.waitAll(ctx, []string{name}, leadersAtLeast(int(have))); err != nil {
-			return err
-		}
-		next := min(n, have+topics.MaxPartitionsPerRequest)
-		if err := a.addPartitions(ctx, name, int(next)); err != nil {
-			return fmt.Errorf("growing %s from %d to %d partitions: %w", name, have, next, err)
-		}
-		have = next
-	}
-	return nil
+	return topics.Grow(ctx, a.adm, []string{name}, have, n)
 }
 
 // addPartitions grows a topic of the prefix to total partitions.

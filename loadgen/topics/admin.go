@@ -65,7 +65,7 @@ func Create(ctx context.Context, adm *kadm.Client, names []string, partitions in
 			return fmt.Errorf("%w: creating topic %s (%d partitions, replication %d): %w%s", ErrSetup, name, first, rf, r.Err, msg)
 		}
 	}
-	if err := grow(ctx, adm, names, first, partitions); err != nil {
+	if err := Grow(ctx, adm, names, first, partitions); err != nil {
 		return err
 	}
 	if err := WaitLeaders(ctx, adm, names, partitions); err != nil {
@@ -81,9 +81,9 @@ func Create(ctx context.Context, adm *kadm.Client, names []string, partitions in
 // partitions, then adds them in steps of this many (CreatePartitions).
 var MaxPartitionsPerRequest int32 = 5000
 
-// grow takes each topic from have partitions to want, MaxPartitionsPerRequest at a time, waiting
+// Grow takes each topic from have partitions to want, MaxPartitionsPerRequest at a time, waiting
 // for each step's leaders before the next.
-func grow(ctx context.Context, adm *kadm.Client, names []string, have, want int32) error {
+func Grow(ctx context.Context, adm *kadm.Client, names []string, have, want int32) error {
 	for have < want {
 		next := min(want, have+MaxPartitionsPerRequest)
 		if err := WaitLeaders(ctx, adm, names, have); err != nil {
