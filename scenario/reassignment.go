@@ -2,9 +2,14 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
+	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -22,8 +27,10 @@ func init() {
 		Doc: `Creates a topic of PARTITIONS partitions at replication factor RF, fills it with each size of DATA
 (0: empty, as 002 measured), and moves every replica off the last broker with one
 AlterPartitionReassignments request (kadm), each to a broker that does not hold the partition yet.
-Each move starts from a topic at rest (every replica in sync). It times the request, then until ListPartitionReassignments is empty and every broker's own
-metadata shows the new replicas. THROTTLE (e.g. 10MB/s) sets leader/follower.replication.throttled.rate
+Each move starts from a topic at rest (every replica in sync). It times the request, then until
+ListPartitionReassignments is empty and every broker's own metadata shows the new replicas; a
+request whose answer is lost (a ZooKeeper controller's long move outlasts the broker's
+connections.max.idle.ms, 10 minutes) is followed to its end all the same, and noted. THROTTLE (e.g. 10MB/s) sets leader/follower.replication.throttled.rate
 on every broker and the throttled replicas on the topic for the move, and removes them afterwards.
 Each move's topic is deleted before the next move, which waits for the brokers to close its files,
 so that each move runs on a cluster holding its own topic only. Topics are under plimsoll-ra-,
@@ -262,7 +269,7 @@ func moveOnce(ctx context.Context, env *Env, a *partAdmin, suffix string, data f
 		}
 	}
 	t0 := env.Now()
-	err = a.reassign(wctx, name, target)
+	pt.Note, err = a.reassign(wctx, name, target, t0)
 	pt.Y = env.Now().Sub(t0).Seconds()
 	return pt, err
 }
@@ -296,36 +303,64 @@ func (a *partAdmin) offBroker(ctx context.Context, name string, from int32) (map
 }
 
 // reassign sends the plan in one AlterPartitionReassignments request and waits until
-// ListPartitionReassignments is empty and every broker's metadata shows the new replicas.
-func (a *partAdmin) reassign(ctx context.Context, name string, plan map[int32][]int32) error {
+// ListPartitionReassignments is empty and every broker's metadata shows the new replicas. A
+// request whose answer was lost (the broker closed its connection, or the client's wait ran out)
+// may still be carried out: a ZooKeeper controller moving 10,000 partitions had not answered
+// when the broker closed the connection at 600 s, connections.max.idle.ms' default. The move is
+// then followed as an answered one, and the note says so, with the time since t0.
+func (a *partAdmin) reassign(ctx context.Context, name string, plan map[int32][]int32, t0 time.Time) (string, error) {
 	req := kadm.AlterPartitionAssignmentsReq{}
 	set := kadm.TopicsSet{}
 	for p, rs := range plan {
 		req.Assign(name, p, rs)
 		set.Add(name, p)
 	}
+	note := ""
 	resp, err := a.adm.AlterPartitionAssignments(ctx, req)
 	if err == nil {
 		err = resp.Error()
 	}
-	if err != nil {
-		return fmt.Errorf("AlterPartitionReassignments: %w", err)
+	switch {
+	case err != nil && lostAnswer(err) && ctx.Err() == nil:
+		note = fmt.Sprintf("the request's answer was lost after %s s (%v); the move was followed to its end all the same",
+			units.Sig(a.now().Sub(t0).Seconds(), 3), err)
+	case err != nil:
+		return "", fmt.Errorf("AlterPartitionReassignments: %w", err)
 	}
-	for {
-		left, err := a.adm.ListPartitionReassignments(ctx, set)
-		if err != nil {
+	if err := a.waitMoved(ctx, name, set, plan); err != nil {
+		if note != "" {
+			err = fmt.Errorf("%s; %w", note, err)
+		}
+		return "", err
+	}
+	return note, nil
+}
+
+// waitMoved waits until ListPartitionReassignments holds none of set and every broker's
+// metadata shows plan's replicas. A list whose answer was lost is asked again: behind a
+// ZooKeeper controller's long move it waits its turn in the controller's queue.
+func (a *partAdmin) waitMoved(ctx context.Context, name string, set kadm.TopicsSet, plan map[int32][]int32) error {
+	for left := -1; left != 0; {
+		got, err := a.adm.ListPartitionReassignments(ctx, set)
+		switch {
+		case err == nil:
+			left = len(got.Sorted())
+		case !lostAnswer(err) || ctx.Err() != nil:
 			return fmt.Errorf("ListPartitionReassignments: %w", err)
 		}
-		if len(left.Sorted()) == 0 {
+		if left == 0 {
 			break
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%d partitions were still moving: %w", len(left.Sorted()), ctx.Err())
+			if left < 0 {
+				return fmt.Errorf("ListPartitionReassignments never answered: %w", ctx.Err())
+			}
+			return fmt.Errorf("%d partitions were still moving: %w", left, ctx.Err())
 		case <-time.After(a.poll):
 		}
 	}
-	_, err = a.waitAll(ctx, []string{name}, func(v brokerView) bool {
+	_, err := a.waitAll(ctx, []string{name}, func(v brokerView) bool {
 		for p, rs := range plan {
 			if !sameSet(v.replicas[name][p], rs) {
 				return false
@@ -334,6 +369,15 @@ func (a *partAdmin) reassign(ctx context.Context, name string, plan map[int32][]
 		return true
 	})
 	return err
+}
+
+// lostAnswer reports whether err says a request's answer never came, rather than Kafka refusing
+// it: the connection closed or reset under it, or a wait for it timed out. The request may have
+// been carried out.
+func lostAnswer(err error) bool {
+	var ne net.Error
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
 
 func sameSet(a, b []int32) bool {
@@ -427,7 +471,7 @@ func withArticleMoves(ch results.Chart, m movePlan) results.Chart {
 }
 
 // moveFindings: each cluster's time for each data size, beside 002's for 10,000 empty partitions.
-// A move that failed (a point with a note) is named so, its time the time until it failed, with
+// A move that failed (a point whose note starts "failed: ") is named so, its time the time until it failed, with
 // no article figure beside it: it is not a time to move.
 func moveFindings(ch results.Chart, m movePlan) []results.Finding {
 	var out []results.Finding
@@ -435,8 +479,8 @@ func moveFindings(ch results.Chart, m movePlan) []results.Finding {
 		for _, p := range s.Points {
 			what := fmt.Sprintf("%s: %s partitions with %s", s.Name, units.Int(m.partitions), units.FormatBytes(p.X*1e6))
 			f := results.Finding{Name: what + " moved off one broker", Value: p.Y, Unit: "s", Text: p.Note}
-			if p.Note != "" {
-				f.Name, f.Text = what+": the move failed after", strings.TrimPrefix(p.Note, "failed: ")
+			if why, failed := strings.CutPrefix(p.Note, "failed: "); failed {
+				f.Name, f.Text = what+": the move failed after", why
 				out = append(out, f)
 				continue
 			}

@@ -2,8 +2,14 @@ package scenario
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -144,5 +150,85 @@ func TestReassignmentChecks(t *testing.T) {
 		if _, err := Execute(context.Background(), s, env, tc.set); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: error %v, want %q", tc.set, err, tc.want)
 		}
+	}
+}
+
+// TestReassignAnswerLost: a request whose connection the broker closes before answering (a
+// ZooKeeper controller's 10,000-partition move outlasted connections.max.idle.ms) is not the end
+// of the move: reassign follows it until its time is up, and the failure then says both that the
+// answer was lost and that the change never showed (kfake never applies a move).
+func TestReassignAnswerLost(t *testing.T) {
+	dir, fc := fakeCluster(t, 3)
+	env, _ := clockEnv(t, dir)
+	a := newTestAdmin(t, env)
+	ctx := context.Background()
+	name := a.topic("lost")
+	if err := a.createTopic(ctx, name, 6, 2, nil); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := a.offBroker(ctx, name, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := 0
+	fc.ControlKey(kmsg.AlterPartitionAssignments.Int16(), func(kmsg.Request) (kmsg.Response, error, bool) {
+		fc.KeepControl()
+		closed++
+		return nil, errors.New("connection closed before the answer"), true
+	})
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	note, err := a.reassign(wctx, name, plan, env.Now())
+	waited := time.Since(start)
+	if err == nil || note != "" || closed == 0 {
+		t.Fatalf("note %q, error %v after %d closed connections: want a failure", note, err, closed)
+	}
+	for _, want := range []string{"the request's answer was lost after", "the move was followed to its end", "did not show the change"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q: want %q in it", err, want)
+		}
+	}
+	if waited < 1500*time.Millisecond {
+		t.Errorf("reassign gave up after %v: a lost answer must be followed until the move's time is up", waited)
+	}
+}
+
+func TestLostAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{io.EOF, true},
+		{fmt.Errorf("read: %w", io.ErrUnexpectedEOF), true},
+		{&net.OpError{Op: "read", Err: os.NewSyscallError("read", syscall.ECONNRESET)}, true},
+		{fmt.Errorf("wait: %w", os.ErrDeadlineExceeded), true},
+		{kerr.ClusterAuthorizationFailed, false},
+		{kerr.ReassignmentInProgress, false},
+		{context.Canceled, false},
+		{errors.New("unknown topic"), false},
+	} {
+		if got := lostAnswer(tc.err); got != tc.want {
+			t.Errorf("lostAnswer(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestMoveFindingsNotes: a move that completed after its answer was lost keeps its time and
+// 002's figure beside it; only a note starting "failed: " makes a failed move.
+func TestMoveFindingsNotes(t *testing.T) {
+	ch := results.Chart{Series: []results.Series{{Name: "ZooKeeper 3.9.1", Points: []results.Point{
+		{X: 0, Y: 640, Note: "the request's answer was lost after 600 s (EOF); the move was followed to its end all the same"},
+		{X: 1000, Y: 600, Note: "failed: AlterPartitionReassignments: unknown"},
+	}}}}
+	got := moveFindings(ch, movePlan{partitions: 10000, rf: 2})
+	if len(got) != 2 {
+		t.Fatalf("findings %+v, want 2", got)
+	}
+	if !strings.HasSuffix(got[0].Name, "moved off one broker") || got[0].Article == nil || !strings.Contains(got[0].Text, "answer was lost") {
+		t.Errorf("finding %+v: want a move's time, 002's beside it, the note as its text", got[0])
+	}
+	if !strings.HasSuffix(got[1].Name, "the move failed after") || got[1].Article != nil || got[1].Text != "AlterPartitionReassignments: unknown" {
+		t.Errorf("finding %+v: want a failed move", got[1])
 	}
 }
