@@ -78,7 +78,9 @@ func TestLinkBottleneck(t *testing.T) {
 		{"the same link gets its mechanism", "broker 2 network out: 78% (link bytes out ÷ NIC)", "broker 1", links[0].text},
 		{"no broker named: the link is the bottleneck", "broker 1 cpu: 60% (JVM share)", "", links[0].text},
 		{"failing criteria name another broker: kept", "broker 1 request handlers: 85% (busy)", "broker 1", "broker 1 request handlers: 85% (busy)"},
-		{"failing criteria name the link's broker: the link", "broker 2 network in: 93% (link bytes in ÷ NIC)", "broker 2", links[0].text},
+		{"failing criteria name the link's broker: the link", "broker 2 request handlers: 93% (busy)", "broker 2", links[0].text},
+		{"a busier link of the same broker named: kept", "broker 2 network in: 93% (link bytes in ÷ NIC)", "broker 2", "broker 2 network in: 93% (link bytes in ÷ NIC)"},
+		{"another broker's link named: kept", "broker 3 network in: 95% (link bytes in ÷ NIC)", "", "broker 3 network in: 95% (link bytes in ÷ NIC)"},
 		{"no lossy link", "broker 1 cpu: 60%", "", "broker 1 cpu: 60%"},
 	}
 	for _, c := range cases {
