@@ -50,11 +50,12 @@ var prefixFixtures = []fixtureTopic{
 var prefixGroups = []string{"plimsoll", "plimsoll-someone-else-g0", "plimsollx-g", "app-consumers"}
 
 // TestInterruptAndPrefixSafety runs, with the real binary on the shared cluster, a `run`, a
-// short `limit` and two runs interrupted in their window (SIGINT and SIGTERM), and checks that
-// topics and groups plimsoll did not create (near-miss names among them) keep their list,
-// partitions, configs, log end offsets and committed offsets; that the interrupted runs exit
-// 130 and 143 with result.json marked interrupted; and that the cluster they found running
-// still runs.
+// short `limit`, two runs interrupted in their window (SIGINT and SIGTERM) and a scenario
+// interrupted (SIGINT) once its first topic exists, and checks that topics and groups plimsoll
+// did not create (near-miss names among them) keep their list, partitions, configs, log end
+// offsets and committed offsets; that the interrupted runs exit 130 and 143 with result.json
+// marked interrupted, and the scenario 130 with its record marked interrupted and its topics
+// deleted; and that the cluster they found running still runs.
 func TestInterruptAndPrefixSafety(t *testing.T) {
 	c := up(t)
 	began := time.Now()
@@ -82,6 +83,11 @@ func TestInterruptAndPrefixSafety(t *testing.T) {
 		if out, code := runBinary(bin, args...); code != ExitOK && code != ExitOverloaded && code != ExitInvalid {
 			t.Errorf("run: exit %d\n%s", code, out)
 		}
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		interruptedScenario(t, bin, adm, filepath.Join(dir, "scenario"))
 	}()
 	args := []string{"limit", "--cluster-dir", clusterDir, "--message-sizes", "100", "--min-rate", "150", "--max-rate", "200", "--tolerance", "0.5",
 		"--trial-duration", "2s", "--warmup", "1s", "--drain-timeout", "5s", "--slo-p99", "0", "--no-hold", "--no-report",
@@ -136,6 +142,62 @@ func interruptedRun(t *testing.T, bin string, adm *kadm.Client, sig syscall.Sign
 	}
 	if !res.Interrupted || res.Window.MeasuredSeconds <= 0 || res.Window.MeasuredSeconds >= 60 || res.Counts.Acked == 0 {
 		t.Errorf("%v: interrupted %v, measured %v s, acked %d", sig, res.Interrupted, res.Window.MeasuredSeconds, res.Counts.Acked)
+	}
+}
+
+// interruptedScenario starts partition-creation's short mode on the shared cluster, sends it
+// SIGINT once its first topic exists, and checks that it exits 130 with its record stored and
+// marked interrupted, and none of its topics left (the snapshots around the test check the rest).
+func interruptedScenario(t *testing.T, bin string, adm *kadm.Client, out string) {
+	st, err := localkafka.Open(clusterDir)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	const prefix = "plimsoll-pc-"
+	cmd := exec.Command(bin, "scenario", "run", "partition-creation", "--mode", "short", "--cluster-dir", clusterDir,
+		"--set", "clusters=kraft-"+st.KafkaVersion, "--out", out)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Error(err)
+		return
+	}
+	if len(prefixedTopics(adm, prefix, 2*time.Minute)) == 0 {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Errorf("scenario: no %s* topic within 2 minutes:\n%s", prefix, log.String())
+		return
+	}
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != ExitSIGINT {
+		t.Errorf("scenario: exit %d after SIGINT, want %d\n%s", code, ExitSIGINT, log.String())
+	}
+	t.Logf("scenario: exited %s after the signal", time.Since(start).Round(100*time.Millisecond))
+	if rec, err := results.LoadScenario(out); err != nil || !rec.Interrupted {
+		t.Errorf("scenario: record %v, interrupted %v: want it stored and marked interrupted\n%s", err, rec.Interrupted, log.String())
+	}
+	if left := prefixedTopics(adm, prefix, 0); len(left) > 0 {
+		t.Errorf("scenario: its topics %v are left after the interruption", left)
+	}
+}
+
+// prefixedTopics lists the topics starting with prefix, waiting up to wait for one to exist.
+func prefixedTopics(adm *kadm.Client, prefix string, wait time.Duration) []string {
+	for deadline := time.Now().Add(wait); ; time.Sleep(100 * time.Millisecond) {
+		var ours []string
+		if ts, err := adm.ListTopics(context.Background()); err == nil {
+			for _, name := range ts.Names() {
+				if strings.HasPrefix(name, prefix) {
+					ours = append(ours, name)
+				}
+			}
+		}
+		if len(ours) > 0 || !time.Now().Before(deadline) {
+			return ours
+		}
 	}
 }
 
@@ -214,18 +276,20 @@ func admin(t *testing.T, bootstrap string) (*kadm.Client, *kgo.Client) {
 }
 
 // makeFixtures creates the fixture topics with a few records each and commits offsets for the
-// fixture groups; t's clean-up deletes them.
+// fixture groups, unless the cluster holds them already. They stay until the cluster is stopped,
+// so that every later test on it runs beside them and a scenario's can check them (runScenario).
 func makeFixtures(t *testing.T, adm *kadm.Client, cl *kgo.Client) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	td, err := adm.ListTopics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if td.Has(prefixFixtures[len(prefixFixtures)-1].name) {
+		return
+	}
 	var names []string
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		adm.DeleteGroups(ctx, prefixGroups...)
-		adm.DeleteTopics(ctx, names...)
-	})
 	for _, f := range prefixFixtures {
 		cfg := map[string]*string{}
 		for k, v := range f.configs {
@@ -345,6 +409,48 @@ func checkFixtures(t *testing.T, s map[string]string) {
 			t.Errorf("fixture group %s has no committed offsets", g)
 		}
 	}
+}
+
+// fixturesUntouched makes the fixtures on the cluster at bootstrap (makeFixtures) and returns a
+// check, to call after the command under test, that fails t unless their topics, configs, end
+// offsets and groups' committed offsets are as before it.
+func fixturesUntouched(t *testing.T, bootstrap string) func() {
+	t.Helper()
+	adm, cl := admin(t, bootstrap)
+	makeFixtures(t, adm, cl)
+	before := fixtureFacts(snapshot(t, adm))
+	checkFixtures(t, before)
+	return func() {
+		t.Helper()
+		after := fixtureFacts(snapshot(t, adm))
+		for _, k := range slices.Sorted(maps.Keys(mergeKeys(before, after))) {
+			if before[k] != after[k] {
+				t.Errorf("a fixture plimsoll did not create changed: %s: %q before, %q after", k, before[k], after[k])
+			}
+		}
+	}
+}
+
+// fixtureFacts keeps a snapshot's facts about the fixture topics and groups.
+func fixtureFacts(s map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range s {
+		kind, rest, _ := strings.Cut(k, " ")
+		name, _, _ := strings.Cut(rest, " ")
+		switch kind {
+		case "end":
+			name = name[:strings.LastIndex(name, "/")]
+		case "group", "committed":
+			if slices.Contains(prefixGroups, name) {
+				out[k] = v
+			}
+			continue
+		}
+		if slices.ContainsFunc(prefixFixtures, func(f fixtureTopic) bool { return f.name == name }) {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // mergeKeys is the union of two snapshots' keys.

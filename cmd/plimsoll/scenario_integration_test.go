@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plimsoll/plimsoll/localkafka"
 	"github.com/plimsoll/plimsoll/results"
 )
 
@@ -16,7 +17,8 @@ import (
 // the clusters it starts itself when dir is ""
 // (`plimsoll scenario run NAME --mode short --cluster-dir DIR --set k=v ... --out OUT`), checks
 // that it exited 0 and stored its record, and that `plimsoll report OUT` renders its page, and
-// returns the record and OUT. PLIMSOLL_KEEP_SCENARIO=DIR keeps OUT under DIR/NAME, to record a
+// returns the record and OUT. On a cluster in dir it also checks that the topics and groups
+// plimsoll did not create (fixturesUntouched) are as before. PLIMSOLL_KEEP_SCENARIO=DIR keeps OUT under DIR/NAME, to record a
 // unit test's data.
 func runScenario(t *testing.T, name, dir string, set map[string]string) (results.Scenario, string) {
 	t.Helper()
@@ -31,8 +33,17 @@ func runScenario(t *testing.T, name, dir string, set map[string]string) (results
 	for k, v := range set {
 		args = append(args, "--set", k+"="+v)
 	}
+	untouched := func() {}
+	if dir != "" {
+		st, err := localkafka.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		untouched = fixturesUntouched(t, st.Bootstrap())
+	}
 	start := time.Now()
 	stdout, stderr, code := plimsoll(t, args...)
+	untouched()
 	t.Logf("plimsoll %s: %s\n%s", strings.Join(args, " "), time.Since(start).Round(time.Second), stdout)
 	if code != 0 {
 		t.Fatalf("scenario run %s: exit %d\n%s", name, code, stderr)
