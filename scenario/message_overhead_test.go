@@ -107,7 +107,7 @@ func TestMessageOverhead(t *testing.T) {
 	if got, want := flagValue(f.args[1], "--start-rate"), fmt.Sprint(math.Round(2e6/126*1.01)); flagValue(f.args[0], "--start-rate") != "17392" || got != want {
 		t.Errorf("start rates %q then %q: want the framed model's 17392, then the first 108 B boundary, %s", flagValue(f.args[0], "--start-rate"), got, want)
 	}
-	for _, want := range []string{"--consumer-groups 0", "--producer-prop acks=1", "--slo-p99 0", "--tolerance 0.01", "--trial-duration 8s", "--warmup 3s", "--no-hold"} {
+	for _, want := range []string{"--consumer-groups 0", "--producer-prop acks=1", "--slo-p99 0", "--tolerance 0.01", "--trial-duration 6s", "--warmup 2s", "--no-hold"} {
 		if !strings.Contains(strings.Join(f.args[0], " "), want) {
 			t.Errorf("limit %q lacks %s", f.args[0], want)
 		}
