@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -28,6 +29,10 @@ type partAdmin struct {
 	timeout time.Duration
 	// poll is how often the wait loops ask the brokers again.
 	poll time.Duration
+	// asked is every topic a CreateTopics request was sent for, answered or not: the clean-up
+	// deletes them by name, since a topic just created (or whose request was cut short by an
+	// interruption) may not be in the metadata the clean-up lists yet.
+	asked []string
 }
 
 // newPartAdmin connects to bootstrap and lists the brokers. timeout bounds each admin request on
@@ -84,6 +89,9 @@ func (a *partAdmin) createTopic(ctx context.Context, name string, n int32, rf in
 		}
 	}
 	req.Topics = append(req.Topics, t)
+	if !slices.Contains(a.asked, name) {
+		a.asked = append(a.asked, name)
+	}
 	resp, err := req.RequestWith(ctx, a.cl)
 	if err != nil {
 		return err
@@ -210,10 +218,60 @@ func inSyncAtLeast(n int) func(brokerView) bool {
 }
 
 // cleanup deletes every topic of the prefix (what the scenario created, and nothing else) and
-// returns how many there were.
+// returns how many there were: those the brokers list and those it asked to create, then, for up
+// to cleanupSettle, any that a later listing still shows. Interrupted just after it asked for a
+// topic, partition-creation's clean-up listed the brokers' topics before the new one was among
+// them, and left it (TestInterruptAndPrefixSafety).
 func (a *partAdmin) cleanup(ctx context.Context) (int, error) {
-	n, _, err := topics.DeletePrefixed(ctx, a.adm, a.prefix)
-	return n, err
+	listed, err := a.prefixed(ctx)
+	if err != nil {
+		return 0, err
+	}
+	names := slices.Clone(a.asked)
+	for _, n := range listed {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	if err := topics.DeleteOwned(ctx, a.adm, a.prefix, names, nil); err != nil {
+		return len(names), err
+	}
+	for polls := time.Duration(0); ; polls++ {
+		left, err := a.prefixed(ctx)
+		if err != nil || len(left) == 0 {
+			return len(names), err
+		}
+		if polls*a.poll >= cleanupSettle {
+			return len(names), fmt.Errorf("%d topics still listed after deleting them: %s", len(left), strings.Join(left, ", "))
+		}
+		if err := topics.DeleteOwned(ctx, a.adm, a.prefix, left, nil); err != nil {
+			return len(names), err
+		}
+		select {
+		case <-ctx.Done():
+			return len(names), ctx.Err()
+		case <-time.After(a.poll):
+		}
+	}
+}
+
+// cleanupSettle bounds how long the clean-up waits for its deleted topics to leave the brokers'
+// metadata.
+const cleanupSettle = 10 * time.Second
+
+// prefixed lists the topics of the prefix the brokers know.
+func (a *partAdmin) prefixed(ctx context.Context) ([]string, error) {
+	td, err := a.adm.ListTopics(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing topics: %w", err)
+	}
+	var out []string
+	for _, n := range td.Names() {
+		if strings.HasPrefix(n, a.prefix) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }
 
 // health checks the cluster after a scenario: every broker answers, each in its own metadata

@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/plimsoll/plimsoll/localkafka"
 	"github.com/plimsoll/plimsoll/results"
@@ -116,4 +118,47 @@ func mustOpen(t *testing.T, dir string) *localkafka.State {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// TestCleanupDeletesUnlisted: a topic the scenario asked for is deleted by its name even when
+// the brokers' listing does not show it yet (a broker's metadata lagging the controller's, or a
+// request an interruption cut short): interrupted just after asking for its first topic,
+// partition-creation's clean-up listed the topics without it and left it behind.
+func TestCleanupDeletesUnlisted(t *testing.T) {
+	dir, fc := fakeCluster(t, 3)
+	env, _ := clockEnv(t, dir)
+	a := newTestAdmin(t, env)
+	ctx := context.Background()
+	name := a.topic("fresh")
+	if err := a.createTopic(ctx, name, 2, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	var hide atomic.Bool
+	hide.Store(true)
+	fc.ControlKey(kmsg.Metadata.Int16(), func(r kmsg.Request) (kmsg.Response, error, bool) {
+		fc.KeepControl()
+		if !hide.Load() {
+			return nil, nil, false
+		}
+		resp := r.(*kmsg.MetadataRequest).ResponseKind().(*kmsg.MetadataResponse)
+		for i, addr := range fc.ListenAddrs() {
+			host, port, _ := net.SplitHostPort(addr)
+			p, _ := strconv.Atoi(port)
+			b := kmsg.NewMetadataResponseBroker()
+			b.NodeID, b.Host, b.Port = int32(i), host, int32(p)
+			resp.Brokers = append(resp.Brokers, b)
+		}
+		return resp, nil, true
+	})
+	if listed, err := a.prefixed(ctx); err != nil || len(listed) != 0 {
+		t.Fatalf("listed %v (%v): the fake's listings must leave the topic out", listed, err)
+	}
+	n, err := a.cleanup(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("cleanup: %d topics, %v: want the one asked for", n, err)
+	}
+	hide.Store(false)
+	if left, err := a.prefixed(ctx); err != nil || len(left) != 0 {
+		t.Errorf("left after the clean-up: %v (%v)", left, err)
+	}
 }
