@@ -400,10 +400,14 @@ func (p *Probe) observeBroker(ctx context.Context, sc *scraper, deadline time.Ti
 	old := p.brPrev[sc.id]
 	p.brPrev[sc.id] = res.r
 	if old == nil {
-		return missingBroker("first reading: rates start with the next")
+		return missingBroker(ErrFirstReading)
 	}
 	return diffBroker(old, res.r, sc.pools)
 }
+
+// ErrFirstReading is a broker sample's Err in the interval of its first reading, which has no
+// rates yet: the broker answered, so readers that look for silent brokers skip it.
+const ErrFirstReading = "first reading: rates start with the next"
 
 // observeMeta is the interval's metadata, or its error when the request outlasts the deadline.
 func (p *Probe) observeMeta(ctx context.Context, deadline time.Time) *MetaSample {

@@ -37,7 +37,7 @@ func windowSilences(s *probe.Series, c Criteria) []silence {
 			start, first = x.Start, false
 		}
 		for id, b := range x.Brokers {
-			if b == nil || b.Err == "" || strings.HasPrefix(b.Err, "first reading") {
+			if b == nil || b.Err == "" || b.Err == probe.ErrFirstReading {
 				delete(open, id)
 				continue
 			}

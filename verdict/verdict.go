@@ -220,17 +220,39 @@ func Judge(in Input, c Criteria) Verdict {
 		return v
 	}
 	silent := windowSilentReason(in.Series, c)
-	if noise := hostNoise(in, c); noise != nil {
-		v.State, v.Ceiling = Invalid, Invalid
-		v.Bottleneck = "other processes on the host"
-		if silent != nil { // the host looked busy with other work because a broker did none
-			noise, v.Bottleneck = silent, silent.Text
-		}
-		v.Reasons = append(v.Reasons, *noise)
+	if noisy(in, c, silent, &v) {
 		return v
 	}
-	client, host := clientBound(in, c, &v)
-	cluster := clusterReasons(in, c, &v)
+	judgeLoad(in, c, &v)
+	addSilence(&v, silent)
+	markInterrupted(in.Run, &v)
+	v.Ceiling = ceilingState(v)
+	return v
+}
+
+// noisy makes v invalid when other processes took the host (hostNoise), naming a broker silent
+// in the window instead when there is one: the host looked busy with other work because a
+// broker did none. It reports whether it did.
+func noisy(in Input, c Criteria, silent *Reason, v *Verdict) bool {
+	noise := hostNoise(in, c)
+	if noise == nil {
+		return false
+	}
+	v.State, v.Ceiling = Invalid, Invalid
+	v.Bottleneck = "other processes on the host"
+	if silent != nil {
+		noise, v.Bottleneck = silent, silent.Text
+	}
+	v.Reasons = append(v.Reasons, *noise)
+	return true
+}
+
+// judgeLoad sets v's state, reasons and bottleneck from the load generator's criteria and the
+// cluster's: invalid when the client bound the run, overloaded when the cluster's criteria
+// failed, ok otherwise.
+func judgeLoad(in Input, c Criteria, v *Verdict) {
+	client, host := clientBound(in, c, v)
+	cluster := clusterReasons(in, c, v)
 	if host != nil {
 		cluster = append([]Reason{*host}, cluster...)
 	}
@@ -242,14 +264,10 @@ func Judge(in Input, c Criteria) Verdict {
 	case len(cluster) > 0:
 		v.State = Overloaded
 		v.Reasons = cluster
-		v.Bottleneck = overloadBottleneck(v, in.USE, c)
+		v.Bottleneck = overloadBottleneck(*v, in.USE, c)
 	default:
 		v.State = OK
 	}
-	addSilence(&v, silent)
-	markInterrupted(in.Run, &v)
-	v.Ceiling = ceilingState(v)
-	return v
 }
 
 // silentReason: a broker that answered nothing when the run's topics were settling (paused,
