@@ -218,10 +218,9 @@ func inSyncAtLeast(n int) func(brokerView) bool {
 }
 
 // cleanup deletes every topic of the prefix (what the scenario created, and nothing else) and
-// returns how many there were: those the brokers list and those it asked to create, then, for up
-// to cleanupSettle, any that a later listing still shows. Interrupted just after it asked for a
-// topic, partition-creation's clean-up listed the brokers' topics before the new one was among
-// them, and left it (TestInterruptAndPrefixSafety).
+// returns how many there were: those the brokers list and those it asked to create (a broker
+// answering the listing may not show a topic the controller has just created), then, for up to
+// cleanupSettle, any that a later listing still shows.
 func (a *partAdmin) cleanup(ctx context.Context) (int, error) {
 	listed, err := a.prefixed(ctx)
 	if err != nil {

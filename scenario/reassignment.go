@@ -30,8 +30,9 @@ AlterPartitionReassignments request (kadm), each to a broker that does not hold 
 Each move starts from a topic at rest (every replica in sync). It times the request, then until
 ListPartitionReassignments is empty and every broker's own metadata shows the new replicas; a
 request whose answer is lost (a ZooKeeper controller's long move outlasts the broker's
-connections.max.idle.ms, 10 minutes) is followed to its end all the same, and noted. THROTTLE (e.g. 10MB/s) sets leader/follower.replication.throttled.rate
-on every broker and the throttled replicas on the topic for the move, and removes them afterwards.
+connections.max.idle.ms, 10 minutes) is followed to its end all the same, and noted. THROTTLE
+(e.g. 10MB/s) sets leader/follower.replication.throttled.rate on every broker and the throttled
+replicas on the topic for the move, and removes them afterwards.
 Each move's topic is deleted before the next move, which waits for the brokers to close its files,
 so that each move runs on a cluster holding its own topic only. Topics are under plimsoll-ra-,
 deleted at the end unless keep=true (which keeps every move's).`,
