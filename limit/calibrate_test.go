@@ -47,25 +47,3 @@ func TestSLOPredictor(t *testing.T) {
 		t.Errorf("the prediction moved to %v after the size was measured", got)
 	}
 }
-
-// TestReframe: a later size starts at the share of the model the size before reached (the
-// message-overhead searches: 100 B bracketed at 17,220 and 17,392 msgs/s on 16 Mbit/s links, the
-// model's 0.95; 108 B then starts at 0.95 of its model, 16,133, where the 108 B boundaries
-// measured 15,980-16,380); without a bracketed ceiling, at the model with the measured overhead.
-func TestReframe(t *testing.T) {
-	spec := workload.Default()
-	cfg := results.Config{Spec: spec, Brokers: 3, ReplicationFactor: 3, Partitions: 30, NICBytesPerSec: 2e6}
-	m100, m108 := Predict(cfg, 100).MsgsPerSec, Predict(cfg, 108).MsgsPerSec
-	prev := results.Boundary{Size: 100, LinkOverhead: 0.062, Ceiling: results.Limit{SafeRate: 17220, UnsafeRate: 17392}}
-	want := math.Sqrt(17220*17392) * m108 / m100
-	if got := reframe(cfg, 108, prev); math.Abs(got-want) > 1e-9*want {
-		t.Errorf("after 100 B's boundary: start %v, want %v (%.3f of the model)", got, want, want/m108)
-	}
-	prev.Ceiling = results.Limit{SafeRate: 17220}
-	if got, want := reframe(cfg, 108, prev), framedRate(cfg, 108, 0.062); got != want || want >= m108 {
-		t.Errorf("without an overloaded rate: start %v, want the framed model's %v (below the model's %v)", got, want, m108)
-	}
-	if got := reframe(results.Config{Spec: spec, Brokers: 3}, 108, prev); got != 0 {
-		t.Errorf("without a NIC rate: start %v, want 0 (keep Start's)", got)
-	}
-}

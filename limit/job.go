@@ -108,9 +108,9 @@ func Run(ctx context.Context, j Job) (*results.SearchFile, error) {
 			}
 			return DefaultStartBPS / float64(size)
 		}
-		// From the second size on, the start is the share of the model the size before reached:
-		// the unframed model overstates every size's ceiling by about the same share.
-		o.Reframe = func(size int, prev results.Boundary) float64 { return reframe(cfg, size, prev) }
+		// From the second size on, the start counts the link overhead measured at the size
+		// before: the unframed model overstates every size's ceiling by that much or so.
+		o.Reframe = func(size int, linkOverhead float64) float64 { return framedRate(cfg, size, linkOverhead) }
 		if o.FirstStep == 0 { // a prediction to start from: step by the tolerance first
 			o.FirstStep = 1 + tolerance(o)
 		}

@@ -2,7 +2,6 @@ package limit
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/plimsoll/plimsoll/kafkaprops"
 	"github.com/plimsoll/plimsoll/model"
@@ -38,22 +37,6 @@ func framedRate(cfg results.Config, size int, o float64) float64 {
 		return 0
 	}
 	return rate
-}
-
-// reframe is where size's ceiling search starts after prev's: prev's boundary (the geometric
-// middle of its ceiling's ok and overloaded rates) times the model's rate for size over its rate
-// for prev.Size, the same share of the model the size before reached; without a bracketed
-// ceiling, the model's rate with prev's measured link overhead counted. The measured overhead
-// overstates what binds: in message-overhead's searches (16 Mbit/s links, 100 and 108 B) it was
-// 5.8-7.7% where the boundaries sat 4-5% below the model, so 108 B started 1.5-2.5% below its
-// boundary and took 4 trials where a start within the tolerance takes 2.
-func reframe(cfg results.Config, size int, prev results.Boundary) float64 {
-	m, pm := Predict(cfg, size), Predict(cfg, prev.Size)
-	c := prev.Ceiling
-	if m == nil || pm == nil || pm.MsgsPerSec <= 0 || c.SafeRate <= 0 || c.UnsafeRate <= 0 {
-		return framedRate(cfg, size, prev.LinkOverhead)
-	}
-	return math.Sqrt(c.SafeRate*c.UnsafeRate) * m.MsgsPerSec / pm.MsgsPerSec
 }
 
 func modelCluster(cfg results.Config) model.Cluster {

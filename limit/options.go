@@ -60,11 +60,10 @@ type Options struct {
 	// search tries it first once only rates above it are known to miss the SLO. It is called
 	// once per size when the size begins, and must give the same rates on a resume.
 	StartSLO func(size int) float64
-	// Reframe, when set with Start, corrects a size's start from the boundary found at the size
-	// before it (its rates and its measured link overhead; Start's prediction counts no framing):
-	// it returns the rate to start from, msgs/s, or 0 to keep Start's. It must give the same
-	// rates on a resume.
-	Reframe func(size int, prev results.Boundary) float64
+	// Reframe, when set with Start, corrects a size's start for the link overhead measured at
+	// the size before it (Boundary.LinkOverhead; Start's prediction counts none): it returns the
+	// rate to start from, msgs/s, or 0 to keep Start's. It must give the same rates on a resume.
+	Reframe func(size int, linkOverhead float64) float64
 	// Confirm holds the safe rate a safe load rests on (the SLO limit's with SLO, else the
 	// ceiling's) for longer before the size is done (a Request with Hold), at most MaxHolds
 	// times a size (default 2).

@@ -67,7 +67,7 @@ func Search(ctx context.Context, t Trialer, o Options) ([]results.Boundary, erro
 		s.sizeIndex = i
 		r0 := startRate(o, starts, i, size, points)
 		if o.Reframe != nil && starts != nil && i > 0 && points[i-1].LinkOverhead > 0 {
-			if r := o.Reframe(size, points[i-1]); r > 0 && !math.IsInf(r, 0) {
+			if r := o.Reframe(size, points[i-1].LinkOverhead); r > 0 && !math.IsInf(r, 0) {
 				r0 = math.Min(math.Max(r, o.MinRate), o.MaxRate)
 			}
 		}
