@@ -39,7 +39,7 @@ deleted at the end unless keep=true (which keeps every move's).`,
 		Sources: []results.Source{seed002},
 		Params: []Param{
 			{Name: "clusters", Short: "kraft-4.1.0", Full: "kraft-4.1.0,zookeeper-3.9.1", Doc: "clusters to measure, MODE-VERSION, as partition-creation"},
-			{Name: "partitions", Short: "200", Full: "10000", Doc: "partitions of the topic moved (002: 10,000)"},
+			{Name: "partitions", Short: "100", Full: "10000", Doc: "partitions of the topic moved (002: 10,000)"},
 			{Name: "rf", Short: "2", Full: "2", Doc: "replication factor (002: 2)"},
 			{Name: "data", Short: "0,16MB", Full: "0,1GB", Doc: "bytes produced into the topic before each move; one move per size"},
 			{Name: "throttle", Short: "", Full: "", Doc: "replication throttle during the move, e.g. 10MB/s (empty: none)"},

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestScenarioReassignment runs reassignment's short mode on the shared cluster: 200 partitions
+// TestScenarioReassignment runs reassignment's short mode on the shared cluster: 100 partitions
 // at rf 2, every replica on the last broker moved to the broker that lacks the partition, once
 // empty and once holding 16 MB.
 func TestScenarioReassignment(t *testing.T) {
