@@ -260,17 +260,7 @@ const cleanupSettle = 10 * time.Second
 
 // prefixed lists the topics of the prefix the brokers know.
 func (a *partAdmin) prefixed(ctx context.Context) ([]string, error) {
-	td, err := a.adm.ListTopics(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("listing topics: %w", err)
-	}
-	var out []string
-	for _, n := range td.Names() {
-		if strings.HasPrefix(n, a.prefix) {
-			out = append(out, n)
-		}
-	}
-	return out, nil
+	return topics.Prefixed(ctx, a.adm, a.prefix)
 }
 
 // health checks the cluster after a scenario: every broker answers, each in its own metadata

@@ -16,16 +16,25 @@ func DeletePrefixed(ctx context.Context, adm *kadm.Client, prefix string) (topic
 	if err := CheckPrefix(prefix); err != nil {
 		return 0, 0, err
 	}
-	td, err := adm.ListTopics(ctx)
+	ts, err := Prefixed(ctx, adm, prefix)
 	if err != nil {
-		return 0, 0, fmt.Errorf("listing topics: %w", err)
+		return 0, 0, err
 	}
 	gl, err := adm.ListGroups(ctx)
 	if err != nil {
 		return 0, 0, fmt.Errorf("listing groups: %w", err)
 	}
-	ts, gs := withPrefix(td.Names(), prefix), withPrefix(gl.Groups(), prefix)
+	gs := withPrefix(gl.Groups(), prefix)
 	return len(ts), len(gs), DeleteOwned(ctx, adm, prefix, ts, gs)
+}
+
+// Prefixed lists the topics whose names start with prefix, as the broker asked knows them.
+func Prefixed(ctx context.Context, adm *kadm.Client, prefix string) ([]string, error) {
+	td, err := adm.ListTopics(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing topics: %w", err)
+	}
+	return withPrefix(td.Names(), prefix), nil
 }
 
 func withPrefix(names []string, prefix string) []string {
