@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,14 +39,16 @@ func init() {
 		Sources: []results.Source{tlsSource},
 		Params: []Param{
 			{Name: "listeners", Short: "ssl", Full: "ssl,sasl_ssl", Doc: "the secure listeners each compared with PLAINTEXT: ssl, sasl_ssl"},
-			{Name: "brokers", Short: "1", Full: "3", Doc: "brokers of each arm's cluster"},
-			{Name: "repeat", Short: "1", Full: "3", Doc: "repetitions per arm (fresh clusters, interleaved)"},
-			{Name: "rate", Short: "100", Full: "200", Doc: "the fixed rate, msgs/s, at which CPU per message is measured"},
+			{Name: "brokers", Short: "1", Full: "1", Doc: "brokers of each arm's cluster: on a host that also runs the generator, more brokers share its cores and saturate it before TLS shows"},
+			{Name: "repeat", Short: "1", Full: "4", Doc: "repetitions per arm (fresh clusters, interleaved); compare's rank test needs 4 a side to reach p < 0.05"},
+			{Name: "rate", Short: "100", Full: "100", Doc: "the fixed rate, msgs/s, at which CPU per message is measured: keep the host below saturation, where CPU per message stops meaning a cost"},
 			{Name: "size", Short: "102400", Full: "102400", Doc: "message size, bytes: TLS costs per byte, a broker's other work per request, so large messages show it"},
-			{Name: "duration", Short: "6s", Full: "30s", Doc: "each run's measured window, and each limit trial's"},
-			{Name: "warmup", Short: "3s", Full: "5s", Doc: "each run's warm-up"},
+			{Name: "duration", Short: "6s", Full: "30s", Doc: "each fixed-rate run's measured window"},
+			{Name: "warmup", Short: "3s", Full: "5s", Doc: "each run's and limit trial's warm-up"},
 			{Name: "warm-jit", Short: "5s", Full: "30s", Doc: "each cluster's JIT warm-up before it is measured (compare --warm-jit)"},
-			{Name: "limit", Short: "no", Full: "yes", Doc: "also search each arm's boundary (compare -- limit): yes or no"},
+			{Name: "limit", Short: "none", Full: "ssl", Doc: "the listeners whose boundary is also searched against PLAINTEXT's (compare -- limit), comma-separated, or none; SASL's SCRAM works once per connection, so SASL_SSL's data path is SSL's"},
+			{Name: "trial", Short: "6s", Full: "20s", Doc: "each limit trial's measured window"},
+			{Name: "tolerance", Short: "0.1", Full: "0.1", Doc: "each limit search stops when its ok and overloaded rates are this share apart"},
 			{Name: "nic", Short: "none", Full: "none", Doc: "each arm's cluster behind emulated NICs of this rate, e.g. 1Gbit/s (root; compare's nic=), so that TLS's cost is measured where the network binds; none: loopback"},
 		},
 		Check: checkTLSCost,
@@ -55,12 +58,12 @@ func init() {
 
 // tlsConfig is tls-cost's parameters, parsed.
 type tlsConfig struct {
-	listeners              []string
-	brokers, repeat, size  int
-	rate                   float64
-	duration, warmup, warm time.Duration
-	limit                  bool
-	nic                    string // compare's nic= value; empty: none
+	listeners                     []string
+	brokers, repeat, size         int
+	rate, tolerance               float64
+	duration, warmup, warm, trial time.Duration
+	limit                         map[string]bool // listeners whose boundary is searched
+	nic                           string          // compare's nic= value; empty: none
 }
 
 func tlsParse(p Params) (tlsConfig, error) {
@@ -90,20 +93,22 @@ func tlsParse(p Params) (tlsConfig, error) {
 	if err != nil {
 		return c, err
 	}
+	if c.tolerance, err = p.Float("tolerance"); err == nil && !(c.tolerance > 0 && c.tolerance < 1) {
+		err = fmt.Errorf("--set tolerance=%s: give a share between 0 and 1, e.g. 0.1", p["tolerance"])
+	}
+	if err != nil {
+		return c, err
+	}
 	for _, d := range []struct {
 		name string
 		to   *time.Duration
-	}{{"duration", &c.duration}, {"warmup", &c.warmup}, {"warm-jit", &c.warm}} {
+	}{{"duration", &c.duration}, {"warmup", &c.warmup}, {"warm-jit", &c.warm}, {"trial", &c.trial}} {
 		if *d.to, err = p.Duration(d.name); err != nil {
 			return c, err
 		}
 	}
-	switch p["limit"] {
-	case "yes":
-		c.limit = true
-	case "no":
-	default:
-		return c, fmt.Errorf("--set limit=%s: give yes or no", p["limit"])
+	if c.limit, err = tlsLimit(p["limit"], c.listeners); err != nil {
+		return c, err
 	}
 	if v := strings.TrimSpace(p["nic"]); v != "none" {
 		if r, err := units.ParseRate(v); err != nil || !(r > 0) {
@@ -112,6 +117,22 @@ func tlsParse(p Params) (tlsConfig, error) {
 		c.nic = v
 	}
 	return c, nil
+}
+
+// tlsLimit parses the limit parameter: none, or some of the listeners compared.
+func tlsLimit(v string, listeners []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if strings.TrimSpace(v) == "none" {
+		return out, nil
+	}
+	for _, l := range strings.Split(v, ",") {
+		l = strings.ToLower(strings.TrimSpace(l))
+		if !slices.Contains(listeners, l) {
+			return nil, fmt.Errorf("--set limit=%s: %q is not among listeners=%s; give some of them, comma-separated, or none", v, l, strings.Join(listeners, ","))
+		}
+		out[l] = true
+	}
+	return out, nil
 }
 
 // checkTLSCost wants its parameters right and no --cluster-dir: each arm runs on a cluster of
@@ -155,9 +176,10 @@ func runTLSCost(ctx context.Context, env *Env, p Params) (results.Scenario, erro
 			"--duration", cfg.duration.String(), "--warmup", cfg.warmup.String(), "--slo-p99", "0", "--drain-timeout", "10s"}
 		c, err := tlsCompare(ctx, env, cfg, l, "run-"+l, run)
 		t.add(l, "run", c, err)
-		if cfg.limit && ctx.Err() == nil {
-			lim := []string{"limit", "--message-sizes", strconv.Itoa(cfg.size), "--slo-p99", "0", "--tolerance", "0.05",
-				"--trial-duration", cfg.duration.String(), "--warmup", cfg.warmup.String(), "--no-hold", "--no-report"}
+		if cfg.limit[l] && ctx.Err() == nil {
+			lim := []string{"limit", "--message-sizes", strconv.Itoa(cfg.size), "--slo-p99", "0",
+				"--tolerance", strconv.FormatFloat(cfg.tolerance, 'f', -1, 64),
+				"--trial-duration", cfg.trial.String(), "--warmup", cfg.warmup.String(), "--no-hold", "--no-report"}
 			c, err := tlsCompare(ctx, env, cfg, l, "limit-"+l, lim)
 			t.add(l, "limit", c, err)
 		}
@@ -167,6 +189,16 @@ func runTLSCost(ctx context.Context, env *Env, p Params) (results.Scenario, erro
 		"arms":     fmt.Sprintf("%s against %s; %s each, fresh clusters, interleaved", tlsArm(cfg, "plaintext"), strings.Join(cfg.armsOf(), " and "), units.Plural(cfg.repeat, "repetition")),
 		"workload": fmt.Sprintf("%s messages at %s msgs/s for %s after %s of warm-up, default topic and clients, no latency SLO", units.Size(cfg.size), units.Count(cfg.rate), units.Duration(cfg.duration), units.Duration(cfg.warmup)),
 		"tls":      "the local cluster's own CA and broker certificates; SASL_SSL with SCRAM-SHA-512; replication between brokers stays PLAINTEXT"}
+	if len(cfg.limit) > 0 {
+		var names []string
+		for _, l := range cfg.listeners {
+			if cfg.limit[l] {
+				names = append(names, tlsNames[l])
+			}
+		}
+		res.Config["limit"] = fmt.Sprintf("the boundary searched against PLAINTEXT's for %s: trials of %s after %s of warm-up, tolerance %s, no latency SLO",
+			strings.Join(names, " and "), units.Duration(cfg.trial), units.Duration(cfg.warmup), strconv.FormatFloat(cfg.tolerance, 'f', -1, 64))
+	}
 	return res, nil
 }
 

@@ -49,8 +49,8 @@ func tlsEnv(t *testing.T, f *fakeCompare, cluster string) *scenario.Env {
 		Now: func() time.Time { at = at.Add(10 * time.Minute); return at }}
 }
 
-// TestTLSCost: full mode compares PLAINTEXT with SSL and with SASL_SSL, each at a fixed rate and
-// over limit searches; the brokers' CPU per message summed over the brokers, the rates relative
+// TestTLSCost: PLAINTEXT against SSL and against SASL_SSL, each at a fixed rate and over limit
+// searches; the brokers' CPU per message summed over the brokers, the rates relative
 // to PLAINTEXT's, Instaclustr's figure beside the boundary's; the report's golden text.
 func TestTLSCost(t *testing.T) {
 	s, err := scenario.Lookup("tls-cost")
@@ -59,7 +59,7 @@ func TestTLSCost(t *testing.T) {
 	}
 	f := &fakeCompare{}
 	env := tlsEnv(t, f, "")
-	res, err := scenario.Execute(context.Background(), s, env, map[string]string{"size": "1024", "rate": "3000"})
+	res, err := scenario.Execute(context.Background(), s, env, map[string]string{"size": "1024", "rate": "3000", "brokers": "3", "repeat": "3", "limit": "ssl,sasl_ssl"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,12 +86,30 @@ func TestTLSCost(t *testing.T) {
 	}
 	checkReport(t, "tls-cost", &res, 2, strings.NewReplacer(env.Out, "OUT"))
 
-	// Behind emulated NICs, each arm's cluster gets compare's nic= key.
+	// Full mode's own values: one broker per arm, 4 repetitions, SSL's boundary searched only.
 	f = &fakeCompare{}
-	if _, err := scenario.Execute(context.Background(), s, tlsEnv(t, f, ""), map[string]string{"nic": "1Gbit/s", "limit": "no", "listeners": "sasl_ssl"}); err != nil {
+	if _, err := scenario.Execute(context.Background(), s, tlsEnv(t, f, ""), nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(f.args[0], " "); !strings.Contains(got, "--a listener=plaintext,brokers=3,heap=512m,nic=1Gbit/s --b listener=ssl,sasl=scram-sha-512,brokers=3,heap=512m,nic=1Gbit/s ") {
+	var steps []string
+	for _, a := range f.args {
+		steps = append(steps, flagValue(a, "--out"))
+	}
+	if got := strings.Join(steps, " "); !strings.HasSuffix(got, "run-sasl_ssl") || strings.Contains(got, "limit-sasl_ssl") || !strings.Contains(got, "limit-ssl") {
+		t.Errorf("full mode's steps %q: want run-ssl, limit-ssl, run-sasl_ssl", got)
+	}
+	for i, want := range []string{"--b listener=ssl,brokers=1,heap=512m --repeat 4 ", "-- limit --message-sizes 102400 --slo-p99 0 --tolerance 0.1 --trial-duration 20s --warmup 5s"} {
+		if got := strings.Join(f.args[i], " "); !strings.Contains(got, want) {
+			t.Errorf("step %d %q lacks %q", i+1, got, want)
+		}
+	}
+
+	// Behind emulated NICs, each arm's cluster gets compare's nic= key.
+	f = &fakeCompare{}
+	if _, err := scenario.Execute(context.Background(), s, tlsEnv(t, f, ""), map[string]string{"nic": "1Gbit/s", "limit": "none", "listeners": "sasl_ssl"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(f.args[0], " "); !strings.Contains(got, "--a listener=plaintext,brokers=1,heap=512m,nic=1Gbit/s --b listener=ssl,sasl=scram-sha-512,brokers=1,heap=512m,nic=1Gbit/s ") {
 		t.Errorf("with nic=1Gbit/s: %q", got)
 	}
 }
@@ -101,7 +119,7 @@ func TestTLSCost(t *testing.T) {
 func TestTLSCostRefusals(t *testing.T) {
 	s, _ := scenario.Lookup("tls-cost")
 	f := &fakeCompare{broken: map[int]bool{1: true}}
-	res, err := scenario.Execute(context.Background(), s, tlsEnv(t, f, ""), map[string]string{"limit": "no", "listeners": "ssl"})
+	res, err := scenario.Execute(context.Background(), s, tlsEnv(t, f, ""), map[string]string{"limit": "none", "listeners": "ssl"})
 	if err != nil || len(res.Failures) != 1 || !strings.Contains(res.Failures[0], "SSL against PLAINTEXT (run): compare exited 1 without a comparison") {
 		t.Errorf("error %v, failures %q: want the failed compare kept as data", err, res.Failures)
 	}
@@ -112,7 +130,9 @@ func TestTLSCostRefusals(t *testing.T) {
 	}{
 		{"a cluster given", "/tmp/c", nil, "--cluster-dir /tmp/c: tls-cost starts a fresh cluster per arm"},
 		{"unknown listener", "", map[string]string{"listeners": "ssl,tls"}, `"tls" is not one; give ssl, sasl_ssl`},
-		{"bad limit", "", map[string]string{"limit": "maybe"}, "--set limit=maybe: give yes or no"},
+		{"bad limit", "", map[string]string{"limit": "maybe"}, `--set limit=maybe: "maybe" is not among listeners=ssl,sasl_ssl; give some of them, comma-separated, or none`},
+		{"limit outside listeners", "", map[string]string{"listeners": "ssl", "limit": "sasl_ssl"}, `"sasl_ssl" is not among listeners=ssl`},
+		{"bad tolerance", "", map[string]string{"tolerance": "1.5"}, "--set tolerance=1.5: give a share between 0 and 1"},
 		{"bad nic", "", map[string]string{"nic": "fast"}, "--set nic=fast: give a rate such as 1Gbit/s, or none"},
 		{"zero nic", "", map[string]string{"nic": "0bit/s"}, "--set nic=0bit/s: give a rate"},
 	} {
