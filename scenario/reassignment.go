@@ -165,10 +165,10 @@ func moveAll(ctx context.Context, env *Env, st *localkafka.State, spec clusterSp
 	}
 	defer a.close()
 	defer finishPartitions(ctx, a, spec, m.keep, res)
-	base := brokerOpenFiles(st)
+	need := uint64(fdsPerPartition * ((m.partitions*(m.rf+1) + len(st.Brokers) - 1) / max(len(st.Brokers), 1)))
 	for i, data := range m.data {
 		if i > 0 && !m.keep {
-			if err := dropPrevious(ctx, env, a, st, base); err != nil {
+			if err := dropPrevious(ctx, env, a, st, need); err != nil {
 				return err
 			}
 		}
@@ -188,24 +188,26 @@ func moveAll(ctx context.Context, env *Env, st *localkafka.State, spec clusterSp
 
 // dropPrevious deletes the previous move's topic, so that each move runs on a cluster holding
 // its own topic only (as 002 measured) and the brokers' open files stay within what Check
-// allowed for one, and waits until the brokers hold no more open files than before the first
-// topic: Kafka closes a deleted partition's files only after log.segment.delete.delay.ms (60 s
-// by default). A wait past releaseTimeout is logged, not an error: the next move then runs
-// with more files open than planned.
-func dropPrevious(ctx context.Context, env *Env, a *partAdmin, st *localkafka.State, base []brokerFiles) error {
+// allowed for one. Kafka closes a deleted partition's files only after
+// log.segment.delete.delay.ms (60 s by default), so when the files still open and the next
+// move's need (open files per broker) would pass limitShare of a broker's open-files limit, it
+// waits for them to close; otherwise it goes straight on. A wait past releaseTimeout is logged,
+// not an error: the next move then runs with more files open than planned.
+func dropPrevious(ctx context.Context, env *Env, a *partAdmin, st *localkafka.State, need uint64) error {
 	start := time.Now() // a log line's, not a figure's: env.Now is the record's clock
 	if n, err := a.cleanup(ctx); err != nil {
 		return fmt.Errorf("deleting the previous move's topic (%d under %s): %w", n, a.prefix, err)
 	}
 	deadline := time.Now().Add(releaseTimeout)
-	for {
-		now := brokerOpenFiles(st)
-		if released(now, base) {
-			fmt.Fprintf(env.Log, "scenario: deleted the previous move's topic; its files were closed %s s later\n", units.Sig(time.Since(start).Seconds(), 3))
+	for waited := false; ; waited = true {
+		if roomFor(brokerOpenFiles(st), need) {
+			if waited {
+				fmt.Fprintf(env.Log, "scenario: deleted the previous move's topic; enough of its files were closed %s s later\n", units.Sig(time.Since(start).Seconds(), 3))
+			}
 			return nil
 		}
 		if time.Now().After(deadline) {
-			fmt.Fprintf(env.Log, "scenario: the brokers still hold more than %d open files beyond their count before the first topic %v after deleting the previous move's topic; moving on\n", releaseSlack, releaseTimeout)
+			fmt.Fprintf(env.Log, "scenario: %v after deleting the previous move's topic, a broker's open files and the next move's %d would still pass %s of its open-files limit; moving on\n", releaseTimeout, need, units.Pct(limitShare))
 			return nil
 		}
 		select {
@@ -220,22 +222,16 @@ func dropPrevious(ctx context.Context, env *Env, a *partAdmin, st *localkafka.St
 // releasePoll is how often it reads the brokers' open files.
 var releaseTimeout, releasePoll = 2 * time.Minute, time.Second
 
-// released: every broker read at base and now holds at most releaseSlack more open files than
-// it did at base.
-func released(now, base []brokerFiles) bool {
+// roomFor: every broker read can open need more files and stay within limitShare of its
+// open-files limit (the allowance Check's checkRoom used).
+func roomFor(now []brokerFiles, need uint64) bool {
 	for _, n := range now {
-		for _, b := range base {
-			if n.id == b.id && n.open > b.open+releaseSlack {
-				return false
-			}
+		if float64(n.open+need) > limitShare*float64(n.limit) {
+			return false
 		}
 	}
 	return true
 }
-
-// releaseSlack is the open files a broker may hold beyond its count before the first topic once
-// the topic's are closed: connections and segments of its internal topics come and go.
-const releaseSlack = 200
 
 // moveOnce creates the topic, fills it, and moves every replica off the last broker. The point's
 // Y is from the request to the moment every broker's metadata shows the new replicas.

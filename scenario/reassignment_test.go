@@ -232,3 +232,24 @@ func TestMoveFindingsNotes(t *testing.T) {
 		t.Errorf("finding %+v: want a failed move", got[1])
 	}
 }
+
+// TestRoomFor: dropPrevious waits for a deleted topic's files only when they and the next
+// move's would pass limitShare of a broker's open-files limit, not whenever some are still open.
+func TestRoomFor(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		now  []brokerFiles
+		need uint64
+		want bool
+	}{
+		{"files still open, far from the limit", []brokerFiles{{id: 1, limit: 1 << 20, open: 10_500}, {id: 2, limit: 1 << 20, open: 400}}, 10_000, true},
+		{"the next move would pass 90% of one broker's limit", []brokerFiles{{id: 1, limit: 65_536, open: 400}, {id: 2, limit: 65_536, open: 50_000}}, 10_000, false},
+		{"exactly at 90%", []brokerFiles{{id: 1, limit: 10_000, open: 1_000}}, 8_000, true},
+		{"one file past it", []brokerFiles{{id: 1, limit: 10_000, open: 1_001}}, 8_000, false},
+		{"no broker read", nil, 10_000, true},
+	} {
+		if got := roomFor(tc.now, tc.need); got != tc.want {
+			t.Errorf("%s: roomFor %v", tc.name, got)
+		}
+	}
+}
