@@ -48,6 +48,7 @@ func init() {
 			{Name: "warm-jit", Short: "5s", Full: "30s", Doc: "each cluster's JIT warm-up before it is measured (compare --warm-jit)"},
 			{Name: "limit", Short: "none", Full: "ssl", Doc: "the listeners whose boundary is also searched against PLAINTEXT's (compare -- limit), comma-separated, or none; SASL's SCRAM works once per connection, so SASL_SSL's data path is SSL's"},
 			{Name: "trial", Short: "6s", Full: "20s", Doc: "each limit trial's measured window"},
+			{Name: "limit-producers", Short: "4", Full: "4", Doc: "producer clients of each limit trial: one producer's request window (a request in flight per broker) ends a search on one broker short of its boundary"},
 			{Name: "tolerance", Short: "0.1", Full: "0.1", Doc: "each limit search stops when its ok and overloaded rates are this share apart"},
 			{Name: "nic", Short: "none", Full: "none", Doc: "each arm's cluster behind emulated NICs of this rate, e.g. 1Gbit/s (root; compare's nic=), so that TLS's cost is measured where the network binds; none: loopback"},
 		},
@@ -60,6 +61,7 @@ func init() {
 type tlsConfig struct {
 	listeners                     []string
 	brokers, repeat, size         int
+	limitProducers                int
 	rate, tolerance               float64
 	duration, warmup, warm, trial time.Duration
 	limit                         map[string]bool // listeners whose boundary is searched
@@ -79,7 +81,7 @@ func tlsParse(p Params) (tlsConfig, error) {
 	for _, n := range []struct {
 		name string
 		to   *int
-	}{{"brokers", &c.brokers}, {"repeat", &c.repeat}, {"size", &c.size}} {
+	}{{"brokers", &c.brokers}, {"repeat", &c.repeat}, {"size", &c.size}, {"limit-producers", &c.limitProducers}} {
 		if *n.to, err = p.Int(n.name); err == nil && *n.to < 1 {
 			err = fmt.Errorf("--set %s=%d: give 1 or more", n.name, *n.to)
 		}
@@ -177,7 +179,7 @@ func runTLSCost(ctx context.Context, env *Env, p Params) (results.Scenario, erro
 		c, err := tlsCompare(ctx, env, cfg, l, "run-"+l, run)
 		t.add(l, "run", c, err)
 		if cfg.limit[l] && ctx.Err() == nil {
-			lim := []string{"limit", "--message-sizes", strconv.Itoa(cfg.size), "--slo-p99", "0",
+			lim := []string{"limit", "--message-sizes", strconv.Itoa(cfg.size), "--producers", strconv.Itoa(cfg.limitProducers), "--slo-p99", "0",
 				"--tolerance", strconv.FormatFloat(cfg.tolerance, 'f', -1, 64),
 				"--trial-duration", cfg.trial.String(), "--warmup", cfg.warmup.String(), "--no-hold", "--no-report"}
 			c, err := tlsCompare(ctx, env, cfg, l, "limit-"+l, lim)
@@ -196,8 +198,8 @@ func runTLSCost(ctx context.Context, env *Env, p Params) (results.Scenario, erro
 				names = append(names, tlsNames[l])
 			}
 		}
-		res.Config["limit"] = fmt.Sprintf("the boundary searched against PLAINTEXT's for %s: trials of %s after %s of warm-up, tolerance %s, no latency SLO",
-			strings.Join(names, " and "), units.Duration(cfg.trial), units.Duration(cfg.warmup), strconv.FormatFloat(cfg.tolerance, 'f', -1, 64))
+		res.Config["limit"] = fmt.Sprintf("the boundary searched against PLAINTEXT's for %s: %s, trials of %s after %s of warm-up, tolerance %s, no latency SLO",
+			strings.Join(names, " and "), units.Plural(cfg.limitProducers, "producer"), units.Duration(cfg.trial), units.Duration(cfg.warmup), strconv.FormatFloat(cfg.tolerance, 'f', -1, 64))
 	}
 	return res, nil
 }

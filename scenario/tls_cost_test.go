@@ -98,7 +98,7 @@ func TestTLSCost(t *testing.T) {
 	if got := strings.Join(steps, " "); !strings.HasSuffix(got, "run-sasl_ssl") || strings.Contains(got, "limit-sasl_ssl") || !strings.Contains(got, "limit-ssl") {
 		t.Errorf("full mode's steps %q: want run-ssl, limit-ssl, run-sasl_ssl", got)
 	}
-	for i, want := range []string{"--b listener=ssl,brokers=1,heap=512m --repeat 4 ", "-- limit --message-sizes 102400 --slo-p99 0 --tolerance 0.1 --trial-duration 20s --warmup 5s"} {
+	for i, want := range []string{"--b listener=ssl,brokers=1,heap=512m --repeat 4 ", "-- limit --message-sizes 102400 --producers 4 --slo-p99 0 --tolerance 0.1 --trial-duration 20s --warmup 5s"} {
 		if got := strings.Join(f.args[i], " "); !strings.Contains(got, want) {
 			t.Errorf("step %d %q lacks %q", i+1, got, want)
 		}
