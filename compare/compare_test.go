@@ -363,3 +363,41 @@ func loadCompare(t *testing.T, a, b []string) (Side, Side, *Comparison) {
 	}
 	return sa, sb, c
 }
+
+// TestHostSharedNote: a run whose host spent more than MaxOtherShare of its cores on other
+// processes than the brokers and plimsoll is noted; the figures are tls-cost's measured ones
+// (2 cores: quiet repetitions -0.03 to 0.08 cores of other work, shared ones 0.23 to 0.98).
+func TestHostSharedNote(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		host       float64 // the client host's busy cores
+		cpu        map[string]float64
+		numCPU     int
+		wantDetail string // empty: no note
+	}{
+		{"quiet: 0.08 cores of other work", 0.78, map[string]float64{"broker 1": 0.55, "plimsoll": 0.15}, 2, ""},
+		{"exactly the allowance", 0.80, map[string]float64{"broker 1": 0.55, "plimsoll": 0.15}, 2, ""},
+		{"a compiler beside it", 1.66, map[string]float64{"broker 1": 0.80, "plimsoll": 0.18}, 2, "0.68 of the host's 2 cores over the window (0.1 allowed)"},
+		{"a remote cluster: only plimsoll on the host", 0.90, map[string]float64{"plimsoll": 0.30}, 4, "0.60 of the host's 4 cores over the window (0.2 allowed)"},
+		{"no process CPU recorded", 1.9, nil, 2, ""},
+		{"no core count", 1.9, map[string]float64{"plimsoll": 0.1}, 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := run{speed: 1, seconds: 5, seed: 3}.trial()
+			tr.CPU, tr.Config.NumCPU = tc.cpu, tc.numCPU
+			tr.USE.Rows = append(tr.USE.Rows, use.Row{Entity: "client host", Resource: "cpu",
+				Amount: use.Cell{Metric: "busy cores", Unit: use.UnitCores, Mean: probe.Num(tc.host), Max: probe.Num(tc.host), Samples: 10}})
+			var s Side
+			s.noteRun("r1", tr)
+			var got string
+			for _, n := range s.Notes {
+				if n.What == NoteHostShared {
+					got = n.Detail
+				}
+			}
+			if got != tc.wantDetail {
+				t.Errorf("note %q, want %q", got, tc.wantDetail)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/plimsoll/plimsoll/omb"
 	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/use"
 	"github.com/plimsoll/plimsoll/verdict"
 )
 
@@ -64,7 +65,17 @@ const (
 	NoteInterrupted = "interrupted" // the run was interrupted before its window ended
 	NoteInvalid     = "invalid"     // the run's verdict was invalid: its figures may measure the load generator
 	NoteTornTail    = "torn-tail"   // the search's results file ended in a torn line, skipped
+	NoteHostShared  = "host-shared" // other processes used more than MaxOtherShare of the run's host
 )
+
+// MaxOtherShare is the share of its host's cores that processes other than the brokers and
+// plimsoll may use, on average over a run's measured window, before the run is noted
+// (NoteHostShared): they compete with what the run measures, and CPU per message most of all.
+// Measured in tls-cost's full mode (one broker, 100 KiB at 100 msgs/s, 2 cores): 8 quiet
+// repetitions had -0.03 to 0.08 cores of other work; 5 beside another engineer's compiling had
+// 0.23 to 0.98, and their brokers' CPU per message read 13-42% above the quiet ones of the same
+// arm (0.05 of 2 cores is 0.1).
+const MaxOtherShare = 0.05
 
 // Reps is the number of repetitions the side holds.
 func (s Side) Reps() int { return len(s.Locations) }
@@ -139,6 +150,10 @@ func (s *Side) add(loc string) (Kind, error) {
 }
 
 func (s *Side) noteRun(loc string, t *results.Trial) {
+	if others, cores, ok := otherCores(t); ok && others > MaxOtherShare*cores {
+		s.Notes = append(s.Notes, Note{Location: loc, What: NoteHostShared,
+			Detail: fmt.Sprintf("%.2f of the host's %g cores over the window (%g allowed)", others, cores, MaxOtherShare*cores)})
+	}
 	if t.Interrupted {
 		s.Notes = append(s.Notes, Note{Location: loc, What: NoteInterrupted})
 	}
@@ -149,6 +164,26 @@ func (s *Side) noteRun(loc string, t *results.Trial) {
 		}
 		s.Notes = append(s.Notes, Note{Location: loc, What: NoteInvalid, Detail: strings.Join(why, ", ")})
 	}
+}
+
+// otherCores is what the run's host spent on processes other than the brokers and plimsoll
+// over the measured window (its busy cores less theirs, from the USE table and Trial.CPU), and
+// its cores; ok is false without those figures.
+func otherCores(t *results.Trial) (others, cores float64, ok bool) {
+	cores = float64(t.Config.NumCPU)
+	if t.USE == nil || len(t.CPU) == 0 || cores == 0 {
+		return 0, 0, false
+	}
+	for _, r := range t.USE.Rows {
+		if r.Entity == "client host" && r.Resource == "cpu" && r.Amount.Unit == use.UnitCores && !r.Amount.Blank() {
+			others = float64(r.Amount.Mean)
+			for _, c := range t.CPU {
+				others -= c
+			}
+			return others, cores, true
+		}
+	}
+	return 0, 0, false
 }
 
 func exists(path string) bool {

@@ -83,6 +83,8 @@ func noteLine(n compare.Note) string {
 		return n.Location + ": the run's verdict was invalid (" + n.Detail + "): its figures may measure the load generator, not the cluster"
 	case compare.NoteTornTail:
 		return n.Location + ": " + n.Detail
+	case compare.NoteHostShared:
+		return n.Location + ": other processes used " + n.Detail + ": its CPU figures, CPU per message above all, include their competition; run again on a quiet host"
 	case compare.NoteOMB:
 		return n.Location + ": an OMB result file: it has no USE table, no CPU or bytes per message and no histograms, " +
 			"so its latency percentiles are OMB's aggregates (a side's median of them) and are tested over the 10-second windows' percentiles, never over records"

@@ -282,6 +282,22 @@ func tlsCPU(c *compare.Comparison) (a, b float64, changes []string) {
 	return a, b, changes
 }
 
+// sharedHost words compare's notes of repetitions that ran beside other processes' work, which
+// CPU per message counts; empty when none did.
+func sharedHost(c *compare.Comparison) string {
+	var locs []string
+	for _, n := range c.Notes {
+		if n.What == compare.NoteHostShared {
+			locs = append(locs, filepath.Base(n.Location))
+		}
+	}
+	if len(locs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %s of %d ran beside other processes' work (more than %s of the host's cores: %s), which this ratio includes: run again on a quiet host",
+		units.Plural(len(locs), "repetition"), len(c.A)+len(c.B), units.Pct(compare.MaxOtherShare), strings.Join(locs, ", "))
+}
+
 // tlsRate is a comparison's throughput figure: the produced rate of runs, a search's ceiling at
 // size (the searches have no latency SLO); nil without one.
 func tlsRate(c *compare.Comparison, size int) *compare.Figure {
@@ -331,7 +347,7 @@ func (ser *tlsSeries) run(cfg tlsConfig, l string, c *compare.Comparison) []resu
 		out = append(out,
 			results.Finding{Name: "broker CPU per message, " + name, Value: b * 1e6, Unit: "µs", Text: "each broker's change: " + strings.Join(changes, ", ")},
 			results.Finding{Name: "broker CPU per message, " + name + " / PLAINTEXT", Value: b / a, Unit: "ratio",
-				Text: fmt.Sprintf("PLAINTEXT's in this comparison: %s µs", units.Short(a*1e6))})
+				Text: fmt.Sprintf("PLAINTEXT's in this comparison: %s µs", units.Short(a*1e6)) + sharedHost(c)})
 	}
 	if f := tlsRate(c, cfg.size); f != nil && f.A > 0 {
 		ser.fixed.Points = append(ser.fixed.Points, results.Point{X: tlsX[l], Y: f.B / f.A})
