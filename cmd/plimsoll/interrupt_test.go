@@ -22,32 +22,160 @@ import (
 // TestInterruptibleSignals: SIGINT and SIGTERM end an interruptible context with the signal as
 // its cause, and an interruption exits 130 and 143.
 func TestInterruptibleSignals(t *testing.T) {
-	guardSignals(t)
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		code int
 	}{{syscall.SIGINT, ExitSIGINT}, {syscall.SIGTERM, ExitSIGTERM}} {
-		ctx, cancel := interruptible()
-		if err := syscall.Kill(os.Getpid(), tc.sig); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%v did not end the context", tc.sig)
-		}
-		if got := interruptedBy(ctx); got != tc.sig {
-			t.Errorf("interrupted by %v, want %v", got, tc.sig)
-		}
-		if code := exitCode(interruptedErr(ctx, "x", ""), os.NewFile(0, os.DevNull)); code != tc.code {
-			t.Errorf("%v: exit %d, want %d", tc.sig, code, tc.code)
-		}
-		cancel()
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			guardSignals(t)
+			ctx, cancel := interruptible()
+			defer cancel()
+			if err := syscall.Kill(os.Getpid(), tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%v did not end the context", tc.sig)
+			}
+			if got := interruptedBy(ctx); got != tc.sig {
+				t.Errorf("interrupted by %v, want %v", got, tc.sig)
+			}
+			if code := exitCode(interruptedErr(ctx, "x", ""), os.NewFile(0, os.DevNull)); code != tc.code {
+				t.Errorf("%v: exit %d, want %d", tc.sig, code, tc.code)
+			}
+		})
 	}
+	guardSignals(t)
 	ctx, cancel := interruptible()
 	cancel()
 	if interruptedBy(ctx) != nil {
 		t.Error("a context cancelled by its function counts as interrupted by a signal")
+	}
+}
+
+// TestNestedInterruptible: a scenario runs its steps as commands in this process, each with an
+// interruptible context of its own inside the scenario's. The first SIGINT ends both, and a
+// context made afterwards (a step of the clean-up) is ended already; no registration catches
+// the second SIGINT, which ends the process at once with 130 and names what is left behind.
+func TestNestedInterruptible(t *testing.T) {
+	guardSignals(t)
+	exits := make(chan int, 1)
+	var stderr strings.Builder
+	hub.mu.Lock()
+	hub.exit, hub.stderr = func(code int) { exits <- code }, &stderr
+	hub.mu.Unlock()
+	outer, cancelOuter := interruptible()
+	defer cancelOuter()
+	inner, cancelInner := interruptible()
+	defer cancelInner()
+	defer hub.leaving("topics under plimsoll-pc-x-")()
+	kill(t, syscall.SIGINT)
+	for _, ctx := range []context.Context{outer, inner} {
+		waitDone(t, ctx)
+		if interruptedBy(ctx) != syscall.SIGINT {
+			t.Errorf("cause %v, want SIGINT", context.Cause(ctx))
+		}
+	}
+	later, cancelLater := interruptible()
+	defer cancelLater()
+	if interruptedBy(later) != syscall.SIGINT {
+		t.Errorf("a context made after the first signal: cause %v, want SIGINT", context.Cause(later))
+	}
+	kill(t, syscall.SIGINT)
+	select {
+	case code := <-exits:
+		if code != ExitSIGINT {
+			t.Errorf("exit %d, want %d", code, ExitSIGINT)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second SIGINT did not end the process")
+	}
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	if !strings.Contains(stderr.String(), "second SIGINT") || !strings.Contains(stderr.String(), "left behind: topics under plimsoll-pc-x-") {
+		t.Errorf("stderr %q: want the second signal and what it leaves", stderr.String())
+	}
+}
+
+// TestInterruptsReceive: what each signal does, by what came before it (fed to receive, no
+// real signal sent).
+func TestInterruptsReceive(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		live    int
+		signals []os.Signal
+		leave   []string
+		// exit is the code the last signal exits with, 0 when none does.
+		exit int
+		// cancelled says whether the live contexts end, by the first signal.
+		cancelled bool
+		line      string
+	}{
+		{"first signal, a command running", 2, []os.Signal{syscall.SIGINT}, nil, 0, true, "SIGINT: stopping"},
+		{"second signal", 1, []os.Signal{syscall.SIGINT, syscall.SIGINT}, nil, ExitSIGINT, true, "second SIGINT: quitting at once, without the clean-up"},
+		{"SIGTERM after SIGINT", 1, []os.Signal{syscall.SIGINT, syscall.SIGTERM}, nil, ExitSIGTERM, true, "second SIGTERM"},
+		{"second signal names what is left", 1, []os.Signal{syscall.SIGTERM, syscall.SIGINT},
+			[]string{"topics under plimsoll-ra-x- (delete them with ...)", "the cluster in /tmp/c (stop it with plimsoll cluster down --cluster-dir /tmp/c)"},
+			ExitSIGINT, true, "left behind: the cluster in /tmp/c (stop it with plimsoll cluster down --cluster-dir /tmp/c); topics under plimsoll-ra-x- (delete them with ...)"},
+		{"nothing running", 0, []os.Signal{syscall.SIGTERM}, nil, ExitSIGTERM, false, "plimsoll: SIGTERM: quitting at once"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr strings.Builder
+			exit := 0
+			h := newInterrupts(&stderr, func(code int) { exit = code })
+			var ctxs []context.Context
+			for range tc.live {
+				ctx, cancel := h.context()
+				defer cancel()
+				ctxs = append(ctxs, ctx)
+			}
+			for _, what := range tc.leave {
+				h.leaving(what)
+			}
+			for _, sig := range tc.signals {
+				h.receive(sig)
+			}
+			if exit != tc.exit {
+				t.Errorf("exit %d, want %d", exit, tc.exit)
+			}
+			for _, ctx := range ctxs {
+				if got := interruptedBy(ctx) == tc.signals[0]; got != tc.cancelled {
+					t.Errorf("context ended by the first signal: %v, want %v", got, tc.cancelled)
+				}
+			}
+			if !strings.Contains(stderr.String(), tc.line) {
+				t.Errorf("stderr %q, want %q in it", stderr.String(), tc.line)
+			}
+		})
+	}
+}
+
+// TestInterruptsLeavingDone: a note whose clean-up finished is not named any more.
+func TestInterruptsLeavingDone(t *testing.T) {
+	var stderr strings.Builder
+	h := newInterrupts(&stderr, func(int) {})
+	h.leaving("kept")
+	h.leaving("removed")()
+	h.receive(syscall.SIGINT)
+	if got := stderr.String(); !strings.Contains(got, "left behind: kept\n") {
+		t.Errorf("stderr %q: want only the note still standing", got)
+	}
+}
+
+func kill(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if err := syscall.Kill(os.Getpid(), sig); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func waitDone(t *testing.T, ctx context.Context) {
+	t.Helper()
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the signal did not end the context")
 	}
 }
 
@@ -86,11 +214,22 @@ func TestABInterrupted(t *testing.T) {
 }
 
 // guardSignals keeps a signal the test sends itself from ending the test binary should it
-// arrive when no interruptible context listens (the command already returned).
+// arrive when no interruptible context listens (the command already returned), or after the
+// first (hub would end the process), and forgets the signal the test caught.
 func guardSignals(t *testing.T) {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
-	t.Cleanup(func() { signal.Stop(ch); caught.Store(nil) })
+	hub.mu.Lock()
+	exit, stderr := hub.exit, hub.stderr
+	hub.exit = func(int) {}
+	hub.mu.Unlock()
+	t.Cleanup(func() {
+		signal.Stop(ch)
+		hub.mu.Lock()
+		defer hub.mu.Unlock()
+		hub.exit, hub.stderr = exit, stderr
+		hub.caught.Store(nil)
+	})
 }
 
 // interruptWhenLoaded sends this process sig once a topic exists, after wait.

@@ -14,7 +14,7 @@ func main() {
 	root := newRootCmd()
 	err := root.Execute()
 	code := exitCode(err, os.Stderr)
-	if sig := caught.Load(); sig != nil {
+	if sig := hub.caught.Load(); sig != nil {
 		code = signalExit(*sig) // whatever path the command took after the signal
 	}
 	os.Exit(code)

@@ -154,6 +154,7 @@ func TestWatchUnreachableMetrics(t *testing.T) {
 // SIGTERM (or Ctrl-C) ends a watch with exit 0, printing what arrived since the last interval
 // as the final one: being told to stop is how an observer ends.
 func TestWatchSignal(t *testing.T) {
+	guardSignals(t)
 	f := newFakeWatched(t)
 	root := newRootCmd()
 	root.SetArgs(f.args("--json"))
