@@ -37,6 +37,9 @@ func onClusterIn(ctx context.Context, env *Env, name string, fit func(*localkafk
 	if err != nil {
 		return err
 	}
+	defer env.leaving(fmt.Sprintf("the cluster in %s, running (stop it with plimsoll cluster down --cluster-dir %s)", dir, dir))()
+	// cluster down is bounded on its own: each group of processes (brokers, controllers,
+	// ZooKeeper) gets its --timeout, 30 s, to stop, then SIGKILL.
 	defer func() {
 		code, derr := env.Plimsoll(context.WithoutCancel(ctx), "", "cluster", "down", "--cluster-dir", dir)
 		if err == nil && (derr != nil || code != 0) {

@@ -225,6 +225,7 @@ func climbPartitions(ctx context.Context, env *Env, st *localkafka.State, c clim
 		return err
 	}
 	defer a.close()
+	defer env.leaving(a.leftover())()
 	defer finishPartitions(ctx, a, c.spec, c.keep, res)
 	maps := results.Series{Name: "memory maps, busiest broker", Kind: results.SeriesMeasured}
 	fds := results.Series{Name: "open files, busiest broker", Kind: results.SeriesMeasured}

@@ -21,12 +21,13 @@ import (
 // (partition-creation, reassignment, max-partitions), with kadm, under one prefix of plimsoll's:
 // every topic it creates, waits for or deletes is named prefix + something.
 type partAdmin struct {
-	cl      *kgo.Client
-	adm     *kadm.Client
-	prefix  string
-	brokers []int32
-	now     func() time.Time
-	timeout time.Duration
+	cl        *kgo.Client
+	adm       *kadm.Client
+	bootstrap []string
+	prefix    string
+	brokers   []int32
+	now       func() time.Time
+	timeout   time.Duration
 	// poll is how often the wait loops ask the brokers again.
 	poll time.Duration
 	// asked is every topic a CreateTopics request was sent for, answered or not: the clean-up
@@ -51,7 +52,7 @@ func newPartAdmin(ctx context.Context, bootstrap []string, prefix string, timeou
 	if err != nil {
 		return nil, err
 	}
-	a := &partAdmin{cl: cl, adm: kadm.NewClient(cl), prefix: prefix, now: now, timeout: timeout, poll: 50 * time.Millisecond}
+	a := &partAdmin{cl: cl, adm: kadm.NewClient(cl), bootstrap: bootstrap, prefix: prefix, now: now, timeout: timeout, poll: 50 * time.Millisecond}
 	a.adm.SetTimeoutMillis(int32(timeout.Milliseconds()))
 	md, err := a.adm.BrokerMetadata(ctx)
 	if err != nil {
@@ -66,6 +67,13 @@ func newPartAdmin(ctx context.Context, bootstrap []string, prefix string, timeou
 }
 
 func (a *partAdmin) close() { a.cl.Close() }
+
+// leftover names the scenario's topics and how to delete them by hand, for when its clean-up
+// did not (kafka-topics' --topic is a regular expression when deleting).
+func (a *partAdmin) leftover() string {
+	return fmt.Sprintf("topics under %s (delete them with kafka-topics.sh --bootstrap-server %s --delete --topic '%s.*')",
+		a.prefix, strings.Join(a.bootstrap, ","), a.prefix)
+}
 
 // topic is the name of the scenario's topic called suffix.
 func (a *partAdmin) topic(suffix string) string { return a.prefix + suffix }

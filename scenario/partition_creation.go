@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -149,6 +150,7 @@ func climbCreation(ctx context.Context, env *Env, st *localkafka.State, spec clu
 		return seen, back, err
 	}
 	defer a.close()
+	defer env.leaving(a.leftover())()
 	defer finishPartitions(ctx, a, spec, c.keep, res)
 	if err := warmCreation(ctx, env, a, spec, c); err != nil {
 		res.Failures = append(res.Failures, fmt.Sprintf("%s: the untimed warm-up topic: %v", spec.Label(), err))
@@ -218,17 +220,43 @@ func warmCreation(ctx context.Context, env *Env, a *partAdmin, spec clusterSpec,
 	return err
 }
 
+// finisher is what finishPartitions asks of a partAdmin.
+type finisher interface {
+	health(ctx context.Context) (string, bool)
+	cleanup(ctx context.Context) (int, error)
+	leftover() string
+}
+
+// finishBound bounds a partition scenario's clean-up, the health check and then the deletion of
+// its topics, after an interruption, an error or a normal end alike. The health check gives up
+// at 30 s on its own; deleting the topics (the controller answers once it has accepted the
+// deletion, then the listing is polled up to cleanupSettle) takes seconds on a cluster that
+// answers. Beyond that the cluster is stuck: with no bound, the clean-up after an interrupted
+// 10,000-partition move on ZooKeeper 3.9 waited on its admin requests for many minutes.
+const finishBound = 2 * time.Minute
+
+// finishContext is the context of finishPartitions: not cancelled with ctx, so that it runs
+// after an interruption too, and ended at finishBound. The tests end it themselves.
+var finishContext = func(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), finishBound)
+}
+
 // finishPartitions checks the cluster's health (a finding) and deletes the scenario's topics
-// unless keep.
-func finishPartitions(ctx context.Context, a *partAdmin, spec clusterSpec, keep bool, res *results.Scenario) {
-	ctx = context.WithoutCancel(ctx)
+// unless keep, within finishBound; a deletion that failed or ran out of time is a failure that
+// names the topics left and how to delete them.
+func finishPartitions(ctx context.Context, a finisher, spec clusterSpec, keep bool, res *results.Scenario) {
+	ctx, cancel := finishContext(ctx)
+	defer cancel()
 	text, ok := a.health(ctx)
 	res.Findings = append(res.Findings, results.Finding{Name: spec.Label() + " healthy afterwards", Value: b2f(ok), Unit: "yes/no", Text: text})
 	if keep {
 		return
 	}
 	if n, err := a.cleanup(ctx); err != nil {
-		res.Failures = append(res.Failures, fmt.Sprintf("%s: deleting the scenario's %d topics (%s*): %v", spec.Label(), n, a.prefix, err))
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("gave up at the clean-up's bound (%v): %w", finishBound, err)
+		}
+		res.Failures = append(res.Failures, fmt.Sprintf("%s: deleting the scenario's %d topics: %v; left: %s", spec.Label(), n, err, a.leftover()))
 	}
 }
 

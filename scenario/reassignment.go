@@ -164,6 +164,7 @@ func moveAll(ctx context.Context, env *Env, st *localkafka.State, spec clusterSp
 		return err
 	}
 	defer a.close()
+	defer env.leaving(a.leftover())()
 	defer finishPartitions(ctx, a, spec, m.keep, res)
 	need := uint64(fdsPerPartition * ((m.partitions*(m.rf+1) + len(st.Brokers) - 1) / max(len(st.Brokers), 1)))
 	for i, data := range m.data {
@@ -260,7 +261,11 @@ func moveOnce(ctx context.Context, env *Env, a *partAdmin, suffix string, data f
 		return pt, err
 	}
 	if m.throttle > 0 {
-		defer a.unthrottle(context.WithoutCancel(ctx), name)
+		defer func() {
+			if err := a.unthrottle(context.WithoutCancel(ctx), name); err != nil {
+				fmt.Fprintf(env.Log, "scenario: %v\n", err)
+			}
+		}()
 		if err := a.throttle(wctx, name, m.throttle); err != nil {
 			return pt, err
 		}
@@ -442,13 +447,31 @@ func (a *partAdmin) throttle(ctx context.Context, name string, rate float64) err
 	return nil
 }
 
-func (a *partAdmin) unthrottle(ctx context.Context, name string) {
+// unthrottle runs after an interruption or an error too, so it gives up at unthrottleBound; the
+// error then names the broker configs left and how to delete them (the topic's go with it).
+func (a *partAdmin) unthrottle(ctx context.Context, name string) error {
+	ctx, cancel := context.WithTimeout(ctx, unthrottleBound)
+	defer cancel()
 	del := []kadm.AlterConfig{{Op: kadm.DeleteConfig, Name: "leader.replication.throttled.rate"},
 		{Op: kadm.DeleteConfig, Name: "follower.replication.throttled.rate"}}
-	a.adm.AlterBrokerConfigs(ctx, del, a.brokers...)
+	resp, err := a.adm.AlterBrokerConfigs(ctx, del, a.brokers...)
+	for _, r := range resp {
+		if err == nil && r.Err != nil {
+			err = fmt.Errorf("broker %s: %w", r.Name, r.Err)
+		}
+	}
 	a.adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Op: kadm.DeleteConfig, Name: "leader.replication.throttled.replicas"},
 		{Op: kadm.DeleteConfig, Name: "follower.replication.throttled.replicas"}}, name)
+	if err != nil {
+		return fmt.Errorf("removing the replication throttle: %w; left on brokers %v (delete it with kafka-configs.sh --bootstrap-server %s --alter --entity-type brokers --entity-name ID --delete-config leader.replication.throttled.rate,follower.replication.throttled.rate)",
+			err, a.brokers, strings.Join(a.bootstrap, ","))
+	}
+	return nil
 }
+
+// unthrottleBound bounds unthrottle's two AlterConfigs requests, which a controller that answers
+// at all answers in well under a second; the health check allows 30 s too.
+const unthrottleBound = 30 * time.Second
 
 // article002Moves are 002's times to reassign 10,000 empty partitions at rf 2 from one broker to
 // the other two (slide 44), Kafka 3.1.1 on 3 x r6g.large.

@@ -91,8 +91,20 @@ type Env struct {
 	Exec func(ctx context.Context, args ...string) (int, error)
 	Log  io.Writer
 	Now  func() time.Time
+	// Leaving, when set, notes what the scenario would leave behind were the process to end
+	// before its clean-up does (its topics, a cluster it started, and how to remove them), until
+	// done is called; the command line prints the notes when a second signal ends it at once.
+	Leaving func(what string) (done func())
 
 	commands []results.ScenarioCommand
+}
+
+// leaving is Env.Leaving, or nothing when it is not set.
+func (e *Env) leaving(what string) (done func()) {
+	if e.Leaving == nil {
+		return func() {}
+	}
+	return e.Leaving(what)
 }
 
 // Plimsoll runs one plimsoll command and records it; dir, if not empty, is the command's output

@@ -108,7 +108,7 @@ func (sf *scenarioFlags) run(cmd *cobra.Command, name string) error {
 	log := &lazyLog{path: filepath.Join(sf.out, "scenario.log")}
 	defer log.Close()
 	env := &scenario.Env{Out: sf.out, Mode: scenario.Mode(sf.mode), ClusterDir: sf.clusterDir,
-		Log: io.MultiWriter(stderr, log), Now: time.Now, Exec: log.exec}
+		Log: io.MultiWriter(stderr, log), Now: time.Now, Exec: log.exec, Leaving: hub.leaving}
 	res, err := scenario.Execute(ctx, s, env, set)
 	var ce *scenario.CheckError
 	if errors.As(err, &ce) {
