@@ -1,0 +1,119 @@
+//go:build integration
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/plimsoll/plimsoll/localkafka"
+)
+
+// cleanupUnderWay is how long after the first SIGINT the scenario must still be running: its
+// clean-up has begun and is held by the paused broker (the health check alone waits 10 s for
+// it), as the real run's was by a controller that did not answer.
+const cleanupUnderWay = 3 * time.Second
+
+// secondSignalExit bounds the time from the second SIGINT to the process's end: it quits at
+// once, without waiting for anything; 5 s is a loaded host's scheduling, not a wait.
+const secondSignalExit = 5 * time.Second
+
+// TestScenarioSecondSignal interrupts partition-creation's short mode on the shared cluster with
+// a broker paused (SIGSTOP), so that the clean-up the first SIGINT starts is held, and checks
+// that a second SIGINT ends the process within secondSignalExit, exit 130, with a line naming
+// the topics it leaves and how to delete them. The scenario is started with SIGINT ignored, as
+// a script starts a background job: the real run that ignored its second SIGINT was one.
+// The broker is resumed and the scenario's topics deleted afterwards, for the tests that follow.
+func TestScenarioSecondSignal(t *testing.T) {
+	c := up(t)
+	began := time.Now()
+	defer func() { t.Logf("%s without the cluster's start", time.Since(began).Round(time.Second)) }()
+	adm, cl := admin(t, c.Bootstrap())
+	const prefix = "plimsoll-pc-"
+	bin := plimsollBinary(t)
+	out := filepath.Join(t.TempDir(), "scenario")
+	// sh's trap '' sets SIGINT ignored, and exec keeps it so for plimsoll.
+	cmd := exec.Command("sh", "-c", `trap '' INT; exec "$0" "$@"`, bin, "scenario", "run", "partition-creation", "--mode", "short",
+		"--cluster-dir", clusterDir, "--set", "clusters=kraft-"+c.KafkaVersion, "--out", out)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	defer func() {
+		cmd.Process.Kill()
+		<-exited
+		removeTopics(t, c, prefix)
+	}()
+	if len(prefixedTopics(adm, prefix, 2*time.Minute)) == 0 {
+		t.Fatalf("no %s* topic within 2 minutes:\n%s", prefix, log.String())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	controller, err := localkafka.ActiveController(ctx, cl)
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := c.Brokers[0].ID
+	if victim == controller {
+		victim = c.Brokers[1].ID
+	}
+	if err := c.Pause(victim); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := c.Resume(victim); err != nil {
+			t.Error(err)
+		}
+		if !waitFullISR(c, time.Minute) {
+			t.Error("the paused broker did not rejoin every ISR within a minute")
+		}
+	}()
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-exited:
+		t.Fatalf("exit %d within %v of the first SIGINT: its clean-up was not held by the paused broker %d\n%s",
+			cmd.ProcessState.ExitCode(), cleanupUnderWay, victim, log.String())
+	case <-time.After(cleanupUnderWay):
+	}
+	second := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-exited:
+	case <-time.After(secondSignalExit):
+		t.Fatalf("still running %v after the second SIGINT:\n%s", secondSignalExit, log.String())
+	}
+	t.Logf("exited %s after the second SIGINT", time.Since(second).Round(100*time.Millisecond))
+	if code := cmd.ProcessState.ExitCode(); code != ExitSIGINT {
+		t.Errorf("exit %d after the second SIGINT, want %d\n%s", code, ExitSIGINT, log.String())
+	}
+	if !strings.Contains(log.String(), "plimsoll: second SIGINT: quitting at once") ||
+		!strings.Contains(log.String(), "left behind: topics under "+prefix) || !strings.Contains(log.String(), "kafka-topics.sh") {
+		t.Errorf("want a line naming the second SIGINT, the topics left and how to delete them:\n%s", log.String())
+	}
+}
+
+// removeTopics deletes the topics starting with prefix and fails t when they are still listed
+// 15 s later.
+func removeTopics(t *testing.T, c *localkafka.State, prefix string) {
+	t.Helper()
+	adm, _ := admin(t, c.Bootstrap())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if names := prefixedTopics(adm, prefix, 0); len(names) > 0 {
+		if _, err := adm.DeleteTopics(ctx, names...); err != nil {
+			t.Errorf("deleting %v: %v", names, err)
+		}
+	}
+	if left := stillListed(adm, prefix, 15*time.Second); len(left) > 0 {
+		t.Errorf("topics %v still listed 15 s after deleting them", left)
+	}
+}
