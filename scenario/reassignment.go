@@ -452,6 +452,17 @@ func (a *partAdmin) throttle(ctx context.Context, name string, rate float64) err
 func (a *partAdmin) unthrottle(ctx context.Context, name string) error {
 	ctx, cancel := context.WithTimeout(ctx, unthrottleBound)
 	defer cancel()
+	err := bounded(ctx, func(ctx context.Context) error { return a.unthrottleNow(ctx, name) }, context.DeadlineExceeded)
+	if err != nil {
+		return fmt.Errorf("removing the replication throttle: %w; left on brokers %v (delete it with kafka-configs.sh --bootstrap-server %s --alter --entity-type brokers --entity-name ID --delete-config leader.replication.throttled.rate,follower.replication.throttled.rate)",
+			err, a.brokers, strings.Join(a.bootstrap, ","))
+	}
+	return nil
+}
+
+// unthrottleNow removes the brokers' throttle rates and the topic's throttled replicas; the
+// error is the brokers' (the topic's configs go with the topic).
+func (a *partAdmin) unthrottleNow(ctx context.Context, name string) error {
 	del := []kadm.AlterConfig{{Op: kadm.DeleteConfig, Name: "leader.replication.throttled.rate"},
 		{Op: kadm.DeleteConfig, Name: "follower.replication.throttled.rate"}}
 	resp, err := a.adm.AlterBrokerConfigs(ctx, del, a.brokers...)
@@ -462,11 +473,7 @@ func (a *partAdmin) unthrottle(ctx context.Context, name string) error {
 	}
 	a.adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Op: kadm.DeleteConfig, Name: "leader.replication.throttled.replicas"},
 		{Op: kadm.DeleteConfig, Name: "follower.replication.throttled.replicas"}}, name)
-	if err != nil {
-		return fmt.Errorf("removing the replication throttle: %w; left on brokers %v (delete it with kafka-configs.sh --bootstrap-server %s --alter --entity-type brokers --entity-name ID --delete-config leader.replication.throttled.rate,follower.replication.throttled.rate)",
-			err, a.brokers, strings.Join(a.bootstrap, ","))
-	}
-	return nil
+	return err
 }
 
 // unthrottleBound bounds unthrottle's two AlterConfigs requests, which a controller that answers
