@@ -71,10 +71,10 @@ const (
 // MaxOtherShare is the share of its host's cores that processes other than the brokers and
 // plimsoll may use, on average over a run's measured window, before the run is noted
 // (NoteHostShared): they compete with what the run measures, and CPU per message most of all.
-// Measured in tls-cost's full mode (one broker, 100 KiB at 100 msgs/s, 2 cores): 8 quiet
-// repetitions had -0.03 to 0.08 cores of other work; 5 beside another engineer's compiling had
-// 0.23 to 0.98, and their brokers' CPU per message read 13-42% above the quiet ones of the same
-// arm (0.05 of 2 cores is 0.1).
+// Measured in tls-cost's full mode (one broker, 100 KiB at 100 msgs/s, 2 cores): 20 quiet
+// repetitions had -0.03 to 0.08 cores of other work; 4 beside another engineer's compiling had
+// 0.23 to 0.98, and their brokers' CPU per message read 20-29% above the mean of the quiet ones
+// of the same arm and run (0.05 of 2 cores is 0.1).
 const MaxOtherShare = 0.05
 
 // Reps is the number of repetitions the side holds.
