@@ -57,9 +57,10 @@ func FuzzReadPIDStat(f *testing.F) {
 	seed(f, "proc-a/4242/stat")
 	f.Add([]byte("1 ()) R 1 1 1 0 -1 4194304 10 0 0 0 250 50 0 0 20 0 37 0 12345 1000000 2048 0"))
 	f.Add([]byte("1 (x)"))
+	f.Add([]byte("1 ()WR 2 2 9 0 -1 4194304 10 0 0 0 250 50 0 0 20 0 37 0 12345 1000000 2048 0"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		fs, _ := fuzzTree(t, "42/stat", b)
-		p, err := readPIDStat(fs, 42)
+		fs, root := fuzzTree(t, "42/stat", b)
+		p, err := readPIDStat(fs, root, 42)
 		if err != nil {
 			return
 		}

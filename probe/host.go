@@ -128,6 +128,7 @@ type MemorySample struct {
 // hostReader reads the host's counters from a proc tree (the real /proc, or testdata).
 type hostReader struct {
 	fs      procfs.FS
+	root    string // fs's mount point
 	block   *blockdevice.FS // nil when the sys tree cannot be opened: no disks
 	selfPID int
 	brokers map[int32]int
@@ -141,7 +142,7 @@ func newHostReader(procRoot, sysRoot string, selfPID int, brokers map[int32]int)
 	if err != nil {
 		return nil, err
 	}
-	h := &hostReader{fs: fs, selfPID: selfPID, brokers: brokers}
+	h := &hostReader{fs: fs, root: procRoot, selfPID: selfPID, brokers: brokers}
 	if b, err := blockdevice.NewFS(procRoot, sysRoot); err == nil {
 		h.block = &b
 	}
@@ -223,7 +224,7 @@ func (h *hostReader) readSystem(r *hostReading) {
 
 // readProcesses reads plimsoll's own process and the local brokers' JVMs.
 func (h *hostReader) readProcesses(r *hostReading) {
-	if p, err := readPIDStat(h.fs, h.selfPID); err != nil {
+	if p, err := readPIDStat(h.fs, h.root, h.selfPID); err != nil {
 		r.selfErr = err.Error()
 	} else {
 		r.self = &p
@@ -234,7 +235,7 @@ func (h *hostReader) readProcesses(r *hostReading) {
 	}
 	mine, mineOK := netNamespace(h.fs, h.selfPID)
 	for id, pid := range h.brokers {
-		if p, err := readPIDStat(h.fs, pid); err != nil {
+		if p, err := readPIDStat(h.fs, h.root, pid); err != nil {
 			r.brErr[id] = err.Error()
 		} else {
 			r.brokers[id] = &p

@@ -66,7 +66,7 @@ func TestProcGolden(t *testing.T) {
 		fmt.Fprintf(&out, "stat: %+v %v\n", st, err)
 		l1, err := readLoad1(fs)
 		fmt.Fprintf(&out, "loadavg: load1=%v %v\n", l1, err)
-		ps, err := readPIDStat(fs, 4242)
+		ps, err := readPIDStat(fs, root, 4242)
 		fmt.Fprintf(&out, "pid stat: state=%c utime=%d stime=%d threads=%d start=%d rss=%d %v\n",
 			ps.state, ps.utime, ps.stime, ps.threads, ps.starttime, ps.rssPages, err)
 		nd, err := readNetDev(fs, 0)
@@ -103,13 +103,14 @@ func TestReadPIDStat(t *testing.T) {
 		{"no name", "42 java S" + tail, pidStat{}, true},
 		{"truncated", "42 (java) S 1 1 1", pidStat{}, true},
 		{"cut off after the name", "42 (java)", pidStat{}, true}, // procfs v0.23.0 panics; guarded
+		{"no space after the name", "42 (java)XS" + tail, pidStat{}, true}, // procfs reads S, skipping X
 		{"bad utime", "42 (java) S 1 1 1 0 -1 4194304 10 0 0 0 x 50 0 0 20 0 37 0 12345 1000000 2048 0", pidStat{}, true},
 		{"empty", "", pidStat{}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			fs, _ := procTree(t, map[string]string{"42/stat": c.in})
-			got, err := readPIDStat(fs, 42)
+			fs, root := procTree(t, map[string]string{"42/stat": c.in})
+			got, err := readPIDStat(fs, root, 42)
 			if (err != nil) != c.err {
 				t.Fatalf("error %v, want error %v", err, c.err)
 			}
@@ -121,8 +122,8 @@ func TestReadPIDStat(t *testing.T) {
 			}
 		})
 	}
-	gone, _ := procTree(t, nil)
-	if _, err := readPIDStat(gone, 7); err == nil || errors.Is(err, ErrParse) {
+	gone, goneRoot := procTree(t, nil)
+	if _, err := readPIDStat(gone, goneRoot, 7); err == nil || errors.Is(err, ErrParse) {
 		t.Errorf("a process that is gone: %v, want an error other than ErrParse", err)
 	}
 }
