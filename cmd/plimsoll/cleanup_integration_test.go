@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,9 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/localkafka"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // cleanupUnderWay is how long after the first SIGINT the scenario must still be running: its
@@ -38,6 +42,7 @@ func TestScenarioSecondSignal(t *testing.T) {
 	const prefix = "plimsoll-pc-"
 	bin := plimsollBinary(t)
 	out := filepath.Join(t.TempDir(), "scenario")
+	earlier := prefixedTopics(adm, prefix, 0)
 	// sh's trap '' sets SIGINT ignored, and exec keeps it so for plimsoll.
 	cmd := exec.Command("sh", "-c", `trap '' INT; exec "$0" "$@"`, bin, "scenario", "run", "partition-creation", "--mode", "short",
 		"--cluster-dir", clusterDir, "--set", "clusters=kraft-"+c.KafkaVersion, "--out", out)
@@ -53,7 +58,7 @@ func TestScenarioSecondSignal(t *testing.T) {
 		<-exited
 		removeTopics(t, c, prefix)
 	}()
-	if len(prefixedTopics(adm, prefix, 2*time.Minute)) == 0 {
+	if len(newTopics(adm, prefix, earlier, 2*time.Minute)) == 0 {
 		t.Fatalf("no %s* topic within 2 minutes:\n%s", prefix, log.String())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -102,18 +107,73 @@ func TestScenarioSecondSignal(t *testing.T) {
 }
 
 // removeTopics deletes the topics starting with prefix and fails t when they are still listed
-// 15 s later.
+// 15 s after the cluster accepted their deletion. A listing or a deletion the cluster refuses
+// (as it may just after a paused broker resumes) is tried again for up to 30 s, and reported.
 func removeTopics(t *testing.T, c *localkafka.State, prefix string) {
 	t.Helper()
-	adm, _ := admin(t, c.Bootstrap())
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if names := prefixedTopics(adm, prefix, 0); len(names) > 0 {
-		if _, err := adm.DeleteTopics(ctx, names...); err != nil {
-			t.Errorf("deleting %v: %v", names, err)
+	adm, cl := admin(t, c.Bootstrap())
+	var errs []string
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		names, err := listPrefixed(adm, prefix)
+		if err == nil && len(names) == 0 {
+			return
+		}
+		if err == nil {
+			err = deleteTopics(adm, names)
+		}
+		if err == nil {
+			break
+		}
+		errs = append(errs, err.Error())
+		if !time.Now().Before(deadline) {
+			t.Errorf("deleting the topics under %s for 30 s: %v", prefix, errs)
+			return
 		}
 	}
-	if left := stillListed(adm, prefix, 15*time.Second); len(left) > 0 {
-		t.Errorf("topics %v still listed 15 s after deleting them", left)
+	if len(errs) > 0 {
+		t.Logf("deleting the topics under %s took %d tries: %v", prefix, len(errs)+1, errs)
 	}
+	if left := stillListed(adm, prefix, 15*time.Second); len(left) > 0 {
+		t.Errorf("topics %v still listed 15 s after deleting them (%s)", left, listedBy(cl, c, left))
+	}
+}
+
+// deleteTopics deletes names, failing on the request's error or any topic's.
+func deleteTopics(adm *kadm.Client, names []string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := adm.DeleteTopics(ctx, names...)
+	if err != nil {
+		return err
+	}
+	return resp.Error()
+}
+
+// listedBy says, broker by broker, which of topics each one's metadata still lists (or its
+// error): a broker whose metadata lags the controller's lists a deleted topic for a while.
+func listedBy(cl *kgo.Client, c *localkafka.State, topics []string) string {
+	var parts []string
+	for _, b := range c.Brokers {
+		req := kmsg.NewPtrMetadataRequest()
+		for _, name := range topics {
+			rt := kmsg.NewMetadataRequestTopic()
+			rt.Topic = kmsg.StringPtr(name)
+			req.Topics = append(req.Topics, rt)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		resp, err := req.RequestWith(ctx, cl.Broker(int(b.ID)))
+		cancel()
+		if err != nil {
+			parts = append(parts, fmt.Sprintf("broker %d: %v", b.ID, err))
+			continue
+		}
+		var listed []string
+		for _, rt := range resp.Topics {
+			if rt.ErrorCode == 0 && rt.Topic != nil {
+				listed = append(listed, fmt.Sprintf("%s (%d partitions)", *rt.Topic, len(rt.Partitions)))
+			}
+		}
+		parts = append(parts, fmt.Sprintf("broker %d lists %v", b.ID, listed))
+	}
+	return strings.Join(parts, "; ")
 }

@@ -155,6 +155,7 @@ func interruptedScenario(t *testing.T, bin string, adm *kadm.Client, out string)
 		return
 	}
 	const prefix = "plimsoll-pc-"
+	earlier := prefixedTopics(adm, prefix, 0)
 	cmd := exec.Command(bin, "scenario", "run", "partition-creation", "--mode", "short", "--cluster-dir", clusterDir,
 		"--set", "clusters=kraft-"+st.KafkaVersion, "--out", out)
 	var log bytes.Buffer
@@ -163,7 +164,7 @@ func interruptedScenario(t *testing.T, bin string, adm *kadm.Client, out string)
 		t.Error(err)
 		return
 	}
-	if len(prefixedTopics(adm, prefix, 2*time.Minute)) == 0 {
+	if len(newTopics(adm, prefix, earlier, 2*time.Minute)) == 0 {
 		cmd.Process.Kill()
 		cmd.Wait()
 		t.Errorf("scenario: no %s* topic within 2 minutes:\n%s", prefix, log.String())
@@ -180,40 +181,77 @@ func interruptedScenario(t *testing.T, bin string, adm *kadm.Client, out string)
 		t.Errorf("scenario: record %v, interrupted %v: want it stored and marked interrupted\n%s", err, rec.Interrupted, log.String())
 	}
 	if left := stillListed(adm, prefix, 15*time.Second); len(left) > 0 {
-		t.Errorf("scenario: its topics %v are still listed 15 s after it exited", left)
+		t.Errorf("scenario: topics %v are still listed 15 s after it exited (%v were there before it started)", left, earlier)
+	}
+}
+
+// newTopics waits up to wait for a topic starting with prefix that is not among earlier, and
+// returns those: a test that signals a command once its topic exists must not take a topic an
+// earlier test left for it.
+func newTopics(adm *kadm.Client, prefix string, earlier []string, wait time.Duration) []string {
+	for deadline := time.Now().Add(wait); ; time.Sleep(100 * time.Millisecond) {
+		var fresh []string
+		for _, name := range prefixedTopics(adm, prefix, 0) {
+			if !slices.Contains(earlier, name) {
+				fresh = append(fresh, name)
+			}
+		}
+		if len(fresh) > 0 || !time.Now().Before(deadline) {
+			return fresh
+		}
 	}
 }
 
 // stillListed waits up to wait for no topic starting with prefix to be listed, and returns
 // those listed last. A topic deleted by the controller is listed by a broker until its metadata
 // catches up: on the loaded test host the check, run as the scenario exited, saw its deleted
-// warm-up topic, which the snapshot taken a few seconds later no longer held.
+// warm-up topic, which the snapshot taken a few seconds later no longer held. A listing the
+// cluster did not answer is never taken for an empty one.
 func stillListed(adm *kadm.Client, prefix string, wait time.Duration) []string {
 	deadline := time.Now().Add(wait)
 	for {
-		left := prefixedTopics(adm, prefix, 0)
-		if len(left) == 0 || !time.Now().Before(deadline) {
+		left, err := listPrefixed(adm, prefix)
+		if err == nil && len(left) == 0 {
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			if err != nil {
+				return []string{fmt.Sprintf("(unknown: the cluster did not list its topics: %v)", err)}
+			}
 			return left
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 }
 
-// prefixedTopics lists the topics starting with prefix, waiting up to wait for one to exist.
+// prefixedTopics lists the topics starting with prefix, waiting up to wait for one to exist; a
+// listing the cluster did not answer is tried again for up to 10 s even when wait is shorter.
 func prefixedTopics(adm *kadm.Client, prefix string, wait time.Duration) []string {
-	for deadline := time.Now().Add(wait); ; time.Sleep(100 * time.Millisecond) {
-		var ours []string
-		if ts, err := adm.ListTopics(context.Background()); err == nil {
-			for _, name := range ts.Names() {
-				if strings.HasPrefix(name, prefix) {
-					ours = append(ours, name)
-				}
-			}
-		}
-		if len(ours) > 0 || !time.Now().Before(deadline) {
+	start := time.Now()
+	for ; ; time.Sleep(100 * time.Millisecond) {
+		ours, err := listPrefixed(adm, prefix)
+		waited := time.Since(start)
+		if err == nil && (len(ours) > 0 || waited >= wait) || waited >= max(wait, 10*time.Second) {
 			return ours
 		}
 	}
+}
+
+// listPrefixed lists the topics starting with prefix, in one request.
+func listPrefixed(adm *kadm.Client, prefix string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ts, err := adm.ListTopics(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ours []string
+	for _, name := range ts.Names() {
+		if strings.HasPrefix(name, prefix) {
+			ours = append(ours, name)
+		}
+	}
+	return ours, nil
 }
 
 // waitForMessages waits until the topics starting with prefix hold n messages.
