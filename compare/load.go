@@ -174,16 +174,15 @@ func otherCores(t *results.Trial) (others, cores float64, ok bool) {
 	if t.USE == nil || len(t.CPU) == 0 || cores == 0 {
 		return 0, 0, false
 	}
-	for _, r := range t.USE.Rows {
-		if r.Entity == "client host" && r.Resource == "cpu" && r.Amount.Unit == use.UnitCores && !r.Amount.Blank() {
-			others = float64(r.Amount.Mean)
-			for _, c := range t.CPU {
-				others -= c
-			}
-			return others, cores, true
-		}
+	r, ok := t.USE.HostCPU()
+	if !ok || r.Amount.Unit != use.UnitCores || r.Amount.Blank() {
+		return 0, 0, false
 	}
-	return 0, 0, false
+	others = float64(r.Amount.Mean)
+	for _, c := range t.CPU {
+		others -= c
+	}
+	return others, cores, true
 }
 
 func exists(path string) bool {

@@ -53,6 +53,16 @@ func (t *Trial) Close() error {
 	return errors.Join(t.Series.Close(), t.Intervals.Close())
 }
 
+// HostSaturated reports a trial on a local cluster whose host's CPU was, over the measured
+// window, at least its verdict's HostBusy busy: brokers and generator shared a saturated CPU, so
+// the rate is what that CPU allowed, whatever the verdict's state.
+func (t *Trial) HostSaturated() bool {
+	r, ok := t.USE.HostCPU()
+	busy := t.Verdict.Criteria.HostBusy
+	return t.Cluster.Local && ok && busy > 0 && r.Utilisation.Unit == use.UnitPct && !r.Utilisation.Blank() &&
+		float64(r.Utilisation.Mean) >= 100*busy
+}
+
 // Cluster is what a trial knew of the cluster it ran on.
 type Cluster struct {
 	Bootstrap      []string `json:"bootstrap"`

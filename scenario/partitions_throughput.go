@@ -246,6 +246,9 @@ type ptPoint struct {
 	// msgs is the produced rate, messages/s over the cluster; p99 the publish latency, ms.
 	msgs, p99 float64
 	state     string
+	// hostBound: brokers and generator shared a host whose CPU was saturated (results.Trial's
+	// HostSaturated), whatever the state.
+	hostBound bool
 }
 
 func runPartitionsThroughput(ctx context.Context, env *Env, p Params) (results.Scenario, error) {
@@ -266,7 +269,7 @@ func runPartitionsThroughput(ctx context.Context, env *Env, p Params) (results.S
 				res.Failures = append(res.Failures, err.Error())
 				continue
 			}
-			pts = append(pts, ptPoint{partitions: n, msgs: t.ProducedMsgsPerSec, p99: t.Latency.Publish.P99, state: string(t.Verdict.State)})
+			pts = append(pts, ptPoint{partitions: n, msgs: t.ProducedMsgsPerSec, p99: t.Latency.Publish.P99, state: string(t.Verdict.State), hostBound: t.HostSaturated()})
 		}
 		res.Charts, res.Findings = ptCharts(pts, pl), ptFindings(pts, pl)
 		return nil
@@ -393,8 +396,11 @@ func ptSerialisation(pts []ptPoint, pl ptPlan) []results.Finding {
 	article := 54000.0 / 40000
 	b := pl.brokers
 	text := fmt.Sprintf("%s msgs/s per broker with %d leader partitions per broker, %s with %d", units.Count(last.msgs/float64(b)), last.partitions/b, units.Count(first.msgs/float64(b)), first.partitions/b)
-	if first.state == "invalid" || last.state == "invalid" {
+	switch {
+	case first.state == "invalid" || last.state == "invalid":
 		text += "; " + invalidCaveat
+	case first.hostBound || last.hostBound:
+		text += "; " + hostCaveat
 	}
 	return []results.Finding{{Name: fmt.Sprintf("rate at %d / at %d leader partitions per broker", last.partitions/b, first.partitions/b),
 		Value: last.msgs / first.msgs, Unit: "ratio", Article: &article,
@@ -405,3 +411,9 @@ func ptSerialisation(pts []ptPoint, pl ptPlan) []results.Finding {
 // invalidCaveat says what a ratio of runs judged invalid is worth: where the load generator (on a
 // small host, its CPU) set the rate, the ratio measures the client, not the brokers' appends.
 const invalidCaveat = "a run was judged invalid (the load generator, not the cluster, set its rate: on a host this small its CPU binds first), so this ratio says nothing of the brokers' per-partition append serialisation; run it with the generator on another host"
+
+// hostCaveat says what a ratio of runs on a saturated shared host is worth: the brokers and the
+// generator split one CPU, so each rate is what that CPU allowed at its partition count (the
+// work per message), not what the brokers' appends allowed. Six short-mode pairs on this 2-core
+// host were all 98-100% busy, their ratios 0.77-1.06, the verdicts ok, overloaded or invalid.
+const hostCaveat = "the host's CPU, shared by the brokers and the load generator, was saturated in a run, so this ratio is what that CPU allowed at each partition count and says nothing of the brokers' per-partition append serialisation; run it with the generator on another host"

@@ -136,17 +136,31 @@ func TestPartitionsChecks(t *testing.T) {
 }
 
 // TestSerialisationCaveat: a ratio drawn from a run judged invalid (the generator set its rate)
-// says so; one from runs the cluster bound does not.
+// or from a run on a saturated shared host says which; one from runs the cluster bound on a host
+// with CPU to spare says neither.
 func TestSerialisationCaveat(t *testing.T) {
 	pl := ptPlan{brokers: 3, perBroker: map[int]bool{3: true, 24: true}}
 	for _, c := range []struct {
-		states [2]string
-		caveat bool
-	}{{[2]string{"ok", "overloaded"}, false}, {[2]string{"invalid", "ok"}, true}, {[2]string{"ok", "invalid"}, true}} {
-		pts := []ptPoint{{partitions: 3, msgs: 30000, p99: 5, state: c.states[0]}, {partitions: 24, msgs: 36000, p99: 6, state: c.states[1]}}
+		states    [2]string
+		hostBound [2]bool
+		caveat    string
+	}{
+		{[2]string{"ok", "overloaded"}, [2]bool{}, ""},
+		{[2]string{"invalid", "ok"}, [2]bool{}, invalidCaveat},
+		{[2]string{"ok", "invalid"}, [2]bool{true, true}, invalidCaveat},
+		{[2]string{"ok", "overloaded"}, [2]bool{false, true}, hostCaveat},
+		{[2]string{"ok", "ok"}, [2]bool{true, false}, hostCaveat},
+	} {
+		pts := []ptPoint{{partitions: 3, msgs: 30000, p99: 5, state: c.states[0], hostBound: c.hostBound[0]},
+			{partitions: 24, msgs: 36000, p99: 6, state: c.states[1], hostBound: c.hostBound[1]}}
 		f := ptSerialisation(pts, pl)
-		if len(f) != 1 || f[0].Value != 1.2 || strings.Contains(f[0].Text, invalidCaveat) != c.caveat {
-			t.Errorf("states %v: finding %+v, want ratio 1.2 with the caveat %v", c.states, f, c.caveat)
+		if len(f) != 1 || f[0].Value != 1.2 {
+			t.Fatalf("states %v: finding %+v, want one, ratio 1.2", c.states, f)
+		}
+		for _, caveat := range []string{invalidCaveat, hostCaveat} {
+			if strings.Contains(f[0].Text, caveat) != (caveat == c.caveat) {
+				t.Errorf("states %v, host saturated %v: %q, want the caveat %q", c.states, c.hostBound, f[0].Text, c.caveat)
+			}
 		}
 	}
 }

@@ -254,3 +254,17 @@ func mf(f func(probe.Sample, *probe.MetaSample) probe.Num) sample {
 		return f(x, x.Meta)
 	}
 }
+
+// HostCPU is the client host's cpu row (busy cores, busy share, run-queue saturation); ok is
+// false when the table has none (nothing probed the host).
+func (t *Table) HostCPU() (Row, bool) {
+	if t == nil {
+		return Row{}, false
+	}
+	for _, r := range t.Rows {
+		if r.Entity == hostEntity && r.Resource == "cpu" {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
