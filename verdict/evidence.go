@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/plimsoll/plimsoll/use"
 )
@@ -14,7 +15,7 @@ import (
 func evidence(t *use.Table, c Criteria) (lines []string, bottleneck string) {
 	busy := use.Busiest(t, 5)
 	for _, b := range busy {
-		lines = append(lines, fmt.Sprintf("%s %s: %.0f%% (%s)", b.Entity, b.Resource, b.Utilisation, b.Metric))
+		lines = append(lines, evidenceLine(b))
 	}
 	switch {
 	case len(busy) > 0 && busy[0].Utilisation >= 100*c.MinBottleneckUtil:
@@ -27,6 +28,22 @@ func evidence(t *use.Table, c Criteria) (lines []string, bottleneck string) {
 		return lines, fmt.Sprintf("unknown: no resource was near its capacity (the busiest, %s)", lines[0])
 	}
 	return lines, "unknown: no resource's capacity is known"
+}
+
+// evidenceLine words one busy resource, e.g. "broker 2 network in: 97% (wire bytes in ÷ NIC)".
+func evidenceLine(b use.Busy) string {
+	return fmt.Sprintf("%s %s: %.0f%% (%s)", b.Entity, b.Resource, b.Utilisation, b.Metric)
+}
+
+// nearCapacity is the busiest resource of entity (e.g. "broker 1") at least MinBottleneckUtil
+// of its capacity, its heap aside (as busiestBroker); ok is false when none is.
+func nearCapacity(t *use.Table, entity string, c Criteria) (use.Busy, bool) {
+	for _, b := range use.Busiest(t, math.MaxInt) {
+		if b.Entity == entity && b.Resource != "memory" && b.Utilisation >= 100*c.MinBottleneckUtil {
+			return b, true
+		}
+	}
+	return use.Busy{}, false
 }
 
 // hasBrokerRows reports whether the table holds any figure from a broker's metrics.

@@ -302,18 +302,21 @@ func interruptedText(r *loadgen.Result) string {
 		units.Short(r.Window.MeasuredSeconds), units.Short(r.Config.Spec.Duration.Seconds()))
 }
 
-// overloadBottleneck is an overloaded trial's bottleneck: evidence about the broker the failing
-// criteria point at when they name one, and a link that lost data named with how it did.
+// overloadBottleneck is an overloaded trial's bottleneck: when the failing criteria point at a
+// broker, that broker's busiest resource near its capacity (MinBottleneckUtil, its heap aside),
+// or, when none is, the busiest resource anywhere with a word that the broker's own were far
+// from theirs; and a link that lost data named with how it did. A resource far from its limit
+// is never named for being the pointed-at broker's: on a saturated host the criteria's broker
+// once gave "broker 1 memory: 38%".
 func overloadBottleneck(v Verdict, t *use.Table, c Criteria) string {
 	bn := v.Bottleneck
 	b := brokerOfReasons(v.Reasons)
-	if b != "" && bn != "" && !strings.HasPrefix(bn, b) {
-		// Prefer evidence about the broker the failing criteria point at.
-		for _, e := range v.Evidence {
-			if strings.HasPrefix(e, b+" ") {
-				bn = e
-				break
-			}
+	if b != "" && !strings.HasPrefix(bn, b+" ") {
+		if busy, ok := nearCapacity(t, b, c); ok {
+			bn = evidenceLine(busy)
+		} else if t != nil {
+			bn = strings.TrimPrefix(bn+"; ", "; ") + fmt.Sprintf(
+				"%s, which the failing criteria name, had no resource at %.0f%% of its capacity (its heap aside)", b, 100*c.MinBottleneckUtil)
 		}
 	}
 	return linkBottleneck(bn, lossyLinks(t, c), b)

@@ -507,3 +507,37 @@ func TestSilentInWindow(t *testing.T) {
 		t.Errorf("a silent follower out of the ISR: %s, reasons %v; want overloaded, isr first and silent-broker after", v.State, crits)
 	}
 }
+
+// TestOverloadBottleneck: an overloaded trial whose failing criteria name a broker gets that
+// broker's busiest resource near its capacity (its heap aside) as its bottleneck; when it has
+// none, the busiest resource stays and the broker is said to have had none, never a resource
+// far from its limit (the 10,000-partition run's "broker 1 memory: 38%").
+func TestOverloadBottleneck(t *testing.T) {
+	pct := func(entity, resource string, u float64) use.Row {
+		return use.Row{Entity: entity, Resource: resource, Utilisation: use.Cell{Metric: "m", Mean: probe.Num(u), Unit: use.UnitPct, Samples: 3}}
+	}
+	host := pct("client host", "cpu", 100)
+	c := DefaultCriteria()
+	for _, tc := range []struct {
+		name    string
+		rows    []use.Row
+		broker  int32
+		want    string
+		without string
+	}{
+		{"far from capacity", []use.Row{host, pct("broker 1", "memory", 38), pct("broker 1", "cpu", 20)}, 1,
+			"client host cpu: 100% (m); broker 1, which the failing criteria name, had no resource at 50% of its capacity", "memory"},
+		{"its heap aside", []use.Row{host, pct("broker 1", "memory", 95)}, 1,
+			"client host cpu: 100% (m); broker 1, which the failing criteria name, had no resource at 50%", "memory"},
+		{"near capacity", []use.Row{host, pct("broker 2", "network in", 80), pct("broker 2", "cpu", 60)}, 2, "broker 2 network in: 80% (m)", ";"},
+		{"no broker named", []use.Row{host, pct("broker 2", "network in", 80)}, 0, "client host cpu: 100% (m)", ";"},
+	} {
+		tb := &use.Table{Rows: tc.rows}
+		v := Verdict{Reasons: []Reason{{Criterion: CritISR, Broker: tc.broker}}}
+		v.Evidence, v.Bottleneck = evidence(tb, c)
+		got := overloadBottleneck(v, tb, c)
+		if !strings.HasPrefix(got, tc.want) || strings.Contains(got, tc.without) {
+			t.Errorf("%s: %q, want it to begin %q and not to hold %q", tc.name, got, tc.want, tc.without)
+		}
+	}
+}
