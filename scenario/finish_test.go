@@ -194,3 +194,32 @@ func TestUnthrottleGivesUp(t *testing.T) {
 		t.Error("closing the client waited for the connection it was opening")
 	}
 }
+
+// TestBoundedCleanup: a clean-up that answers gives its count and error; one deaf to its
+// context (kgo opening a connection to a paused broker) is given up as the context ends, with
+// the context's error, so reassignment's deletion between moves cannot outlast an interruption.
+func TestBoundedCleanup(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if n, err := boundedCleanup(ctx, &stuckAdmin{}); n != 4 || err != nil {
+		t.Errorf("answering: %d, %v; want 4, nil", n, err)
+	}
+	deaf := make(chan struct{})
+	defer close(deaf)
+	a := &stuckAdmin{stuck: "cleanup", deaf: deaf, expire: cancel}
+	done := make(chan struct{})
+	var n int
+	var err error
+	go func() { n, err = boundedCleanup(ctx, a); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a deaf clean-up held its caller past its context")
+	}
+	if n != 0 || err != context.Canceled {
+		t.Errorf("deaf: %d, %v; want 0, %v", n, err, context.Canceled)
+	}
+	if n, err := boundedCleanup(ctx, &stuckAdmin{}); n != 0 || err != context.Canceled {
+		t.Errorf("after the context ended: %d, %v; want 0 and its error, not a call", n, err)
+	}
+}

@@ -305,3 +305,48 @@ func (a *partAdmin) health(ctx context.Context) (string, bool) {
 	}
 	return fmt.Sprintf("all %d brokers answer and see a leader for each of the scenario's %s partitions", len(a.brokers), units.Int(want)), true
 }
+
+// bounded returns f's result, or gaveUp once ctx has ended without it (at once, f not called,
+// when ctx has ended already). kgo ends a request when
+// its context ends, but not the opening of a connection, whose handshake waits out the client's
+// request timeout overhead (a partAdmin's is its timeout + 10 s, up to 5 min 10 s): a request
+// to a broker that a paused process holds the port of could outlast ctx by that much. f goes on
+// in the background until then; the caller's results do not wait for it.
+func bounded[T any](ctx context.Context, f func(context.Context) T, gaveUp T) T {
+	if ctx.Err() != nil {
+		return gaveUp
+	}
+	got := make(chan T, 1)
+	go func() { got <- f(ctx) }()
+	select {
+	case v := <-got:
+		return v
+	case <-ctx.Done():
+		select {
+		case v := <-got:
+			return v
+		default:
+			return gaveUp
+		}
+	}
+}
+
+// boundedCleanup is a's cleanup, given up with ctx's error once ctx has ended without it: a
+// deletion sent to a paused broker's port cannot hold a scenario past its bound or its interruption.
+func boundedCleanup(ctx context.Context, a interface {
+	cleanup(context.Context) (int, error)
+}) (int, error) {
+	type deleted struct {
+		n      int
+		err    error
+		gaveUp bool
+	}
+	d := bounded(ctx, func(ctx context.Context) deleted {
+		n, err := a.cleanup(ctx)
+		return deleted{n: n, err: err}
+	}, deleted{gaveUp: true})
+	if d.gaveUp {
+		return 0, ctx.Err()
+	}
+	return d.n, d.err
+}

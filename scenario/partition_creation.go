@@ -258,50 +258,18 @@ func finishPartitions(ctx context.Context, a finisher, spec clusterSpec, keep bo
 	if keep {
 		return
 	}
-	type deleted struct {
-		n   int
-		err error
-	}
-	d := bounded(ctx, func(ctx context.Context) deleted {
-		n, err := a.cleanup(ctx)
-		return deleted{n, err}
-	}, deleted{err: context.DeadlineExceeded})
-	if d.err == nil {
+	n, err := boundedCleanup(ctx, a)
+	if err == nil {
 		return
 	}
 	if ctx.Err() != nil { // not cancelled with the scenario's context: ended at the bound
-		d.err = fmt.Errorf("gave up at the clean-up's bound (%v): %w", finishBound, d.err)
+		err = fmt.Errorf("gave up at the clean-up's bound (%v): %w", finishBound, err)
 	}
 	what := "topics"
-	if d.n > 0 {
-		what = fmt.Sprintf("%d topics", d.n)
+	if n > 0 {
+		what = fmt.Sprintf("%d topics", n)
 	}
-	res.Failures = append(res.Failures, fmt.Sprintf("%s: deleting the scenario's %s: %v; left: %s", spec.Label(), what, d.err, a.leftover()))
-}
-
-// bounded returns f's result, or gaveUp once ctx has ended without it (at once, f not called,
-// when ctx has ended already). kgo ends a request when
-// its context ends, but not the opening of a connection, whose handshake waits out the client's
-// request timeout overhead (a partAdmin's is its timeout + 10 s, up to 5 min 10 s): a request
-// to a broker that a paused process holds the port of could outlast ctx by that much. f goes on
-// in the background until then; the caller's results do not wait for it.
-func bounded[T any](ctx context.Context, f func(context.Context) T, gaveUp T) T {
-	if ctx.Err() != nil {
-		return gaveUp
-	}
-	got := make(chan T, 1)
-	go func() { got <- f(ctx) }()
-	select {
-	case v := <-got:
-		return v
-	case <-ctx.Done():
-		select {
-		case v := <-got:
-			return v
-		default:
-			return gaveUp
-		}
-	}
+	res.Failures = append(res.Failures, fmt.Sprintf("%s: deleting the scenario's %s: %v; left: %s", spec.Label(), what, err, a.leftover()))
 }
 
 func b2f(b bool) float64 {

@@ -196,7 +196,7 @@ func moveAll(ctx context.Context, env *Env, st *localkafka.State, spec clusterSp
 // not an error: the next move then runs with more files open than planned.
 func dropPrevious(ctx context.Context, env *Env, a *partAdmin, st *localkafka.State, need uint64) error {
 	start := time.Now() // a log line's, not a figure's: env.Now is the record's clock
-	if n, err := a.cleanup(ctx); err != nil {
+	if n, err := boundedCleanup(ctx, a); err != nil {
 		return fmt.Errorf("deleting the previous move's topic (%d under %s): %w", n, a.prefix, err)
 	}
 	deadline := time.Now().Add(releaseTimeout)
