@@ -74,14 +74,23 @@ func (h *interrupts) context() (context.Context, context.CancelFunc) {
 		cancel(&signalCause{*sig})
 		return ctx, func() { cancel(context.Canceled) }
 	}
+	remove := enter(h, h.live, cancel)
+	return ctx, func() {
+		remove()
+		cancel(context.Canceled)
+	}
+}
+
+// enter adds v to m (h.live or h.left) under a new id, h.mu held by the caller, and returns the
+// function that removes it.
+func enter[T any](h *interrupts, m map[int]T, v T) (remove func()) {
 	h.nextID++
 	id := h.nextID
-	h.live[id] = cancel
-	return ctx, func() {
+	m[id] = v
+	return func() {
 		h.mu.Lock()
-		delete(h.live, id)
+		delete(m, id)
 		h.mu.Unlock()
-		cancel(context.Canceled)
 	}
 }
 
@@ -121,14 +130,7 @@ func (h *interrupts) quitting(sig os.Signal) string {
 func (h *interrupts) leaving(what string) (done func()) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.nextID++
-	id := h.nextID
-	h.left[id] = what
-	return func() {
-		h.mu.Lock()
-		delete(h.left, id)
-		h.mu.Unlock()
-	}
+	return enter(h, h.left, what)
 }
 
 // interruptedBy returns the signal that ended ctx, or nil when none did.
