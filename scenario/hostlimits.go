@@ -126,3 +126,9 @@ func (h hostLimits) config(c map[string]string) {
 	c["open files limit"] = units.Count(float64(h.OpenFiles))
 	c["disk free"] = units.FormatBytes(float64(h.DiskFree))
 }
+
+// replicasPerBroker is the most partition replicas one of brokers holds when replicas are spread evenly.
+func replicasPerBroker(replicas, brokers int) int {
+	brokers = max(brokers, 1)
+	return (replicas + brokers - 1) / brokers
+}

@@ -108,7 +108,7 @@ func checkPartitionRoom(env *Env, brokers, replicas int) error {
 	if err != nil {
 		return err
 	}
-	return h.checkRoom((replicas+brokers-1)/brokers, replicas)
+	return h.checkRoom(replicasPerBroker(replicas, brokers), replicas)
 }
 
 func runPartitionCreation(ctx context.Context, env *Env, p Params) (results.Scenario, error) {

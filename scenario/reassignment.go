@@ -166,7 +166,7 @@ func moveAll(ctx context.Context, env *Env, st *localkafka.State, spec clusterSp
 	defer a.close()
 	defer env.leaving(a.leftover())()
 	defer finishPartitions(ctx, a, spec, m.keep, res)
-	need := uint64(fdsPerPartition * ((m.partitions*(m.rf+1) + len(st.Brokers) - 1) / max(len(st.Brokers), 1)))
+	need := uint64(fdsPerPartition * replicasPerBroker(m.partitions*(m.rf+1), len(st.Brokers)))
 	for i, data := range m.data {
 		if i > 0 && !m.keep {
 			if err := dropPrevious(ctx, env, a, st, need); err != nil {
