@@ -78,7 +78,7 @@ func TestRunPausedLeader(t *testing.T) {
 	} else if want := fmt.Sprintf("broker %d (", victim); code != ExitError || !strings.Contains(stderr, want) || !strings.Contains(stderr, "did not answer") {
 		t.Errorf("exit %d, want %d naming %q as not answering:\n%s", code, ExitError, want, stderr)
 	}
-	if left := topicsWithPrefix(t, c, prefix); len(left) > 0 {
+	if left := topicsLeft(t, c, prefix); len(left) > 0 {
 		t.Errorf("topics left: %v", left)
 	}
 	if !waitFullISR(c, time.Minute) {

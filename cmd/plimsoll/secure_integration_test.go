@@ -137,7 +137,7 @@ func TestSecureListeners(t *testing.T) {
 			if r.Counts.Acked < 1000 || r.Counts.Lost != 0 || r.Counts.Duplicated != 0 || r.Counts.Failed != 0 || r.Counts.Consumed < r.Counts.Acked {
 				t.Errorf("counts %+v: want ~1500 acked, all consumed, none lost or duplicated", r.Counts)
 			}
-			if left := topicsWithPrefix(t, c, prefix); len(left) > 0 {
+			if left := topicsLeft(t, c, prefix); len(left) > 0 {
 				t.Errorf("topics left after the run: %v", left)
 			}
 		})
@@ -182,7 +182,7 @@ func TestSecureListeners(t *testing.T) {
 			if took > 20*time.Second {
 				t.Errorf("took %v: a refused connection must fail fast", took)
 			}
-			if left := topicsWithPrefix(t, c, prefix); len(left) > 0 {
+			if left := topicsLeft(t, c, prefix); len(left) > 0 {
 				t.Errorf("topics left behind: %v", left)
 			}
 		})
@@ -206,7 +206,7 @@ func TestSecureListeners(t *testing.T) {
 				t.Errorf("stderr lacks %q:\n%s", w, stderr)
 			}
 		}
-		if left := topicsWithPrefix(t, c, prefix); len(left) > 0 {
+		if left := topicsLeft(t, c, prefix); len(left) > 0 {
 			t.Errorf("topics left behind: %v", left)
 		}
 	})
