@@ -128,7 +128,7 @@ type MemorySample struct {
 // hostReader reads the host's counters from a proc tree (the real /proc, or testdata).
 type hostReader struct {
 	fs      procfs.FS
-	root    string // fs's mount point
+	root    string          // fs's mount point
 	block   *blockdevice.FS // nil when the sys tree cannot be opened: no disks
 	selfPID int
 	brokers map[int32]int
