@@ -3,7 +3,9 @@
 // a reader noted) for every pass over them. The file is unlinked as soon as it is open, so it
 // never shows in a directory and a crash leaves nothing behind; its space is freed when it is
 // closed (Close, or the file's finalizer). Where the system refuses to unlink an open file, it
-// is removed at Close. The probe's samples and the load generator's interval histograms use it.
+// is removed at Close. Tail keeps the latest values of a sequence in memory and the earlier
+// ones in a File. The probe's samples, the load generator's interval histograms and a run's
+// timeline rows use it.
 package spill
 
 import (
