@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/model"
 	"github.com/plimsoll/plimsoll/probe"
 	"github.com/plimsoll/plimsoll/results"
@@ -292,9 +293,7 @@ func TestVerdictLatencyDecides(t *testing.T) {
 	keepUp := func(ts []*results.Trial) []*results.Trial {
 		for _, tr := range ts {
 			tr.ProducedMsgsPerSec, tr.ConsumedMsgsPerSec = 10000, 10000
-			for i := range tr.Timeline {
-				tr.Timeline[i].ProducedMsgsPerSec, tr.Timeline[i].ConsumedMsgsPerSec = 10000, 10000
-			}
+			tr.Timeline.Edit(func(s *loadgen.Second) { s.ProducedMsgsPerSec, s.ConsumedMsgsPerSec = 10000, 10000 })
 		}
 		return ts
 	}

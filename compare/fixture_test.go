@@ -46,12 +46,14 @@ func (r run) trial() *results.Trial {
 	}
 	t.Histograms = loadgen.Histograms{Publish: pub, EndToEnd: e2e}
 	t.Latency.Publish, t.Latency.EndToEnd = pub.Percentiles(), e2e.Percentiles()
+	var rows []loadgen.Second
 	for i := range r.seconds {
 		v := rate * jit()
-		t.Timeline = append(t.Timeline, loadgen.Second{T: float64(i + 1), Phase: loadgen.PhaseMeasure,
+		rows = append(rows, loadgen.Second{T: float64(i + 1), Phase: loadgen.PhaseMeasure,
 			ProducedMsgsPerSec: v, ConsumedMsgsPerSec: v,
 			Publish: loadgen.SecondLatency{P50: 2 / r.speed * jit(), P99: 5 / r.speed * jit(), Count: 100}})
 	}
+	t.Timeline = loadgen.TimelineOf(rows...)
 	t.CPU = map[string]float64{"plimsoll": 0.5, "broker 1": 0.4 * r.speed * jit(), "broker 2": 0.4 * jit()}
 	t.Traffic = []model.Measured{{Broker: 1, ProduceIn: rate * 1100, ReplicationOut: rate * 2200},
 		{Broker: 2, ProduceIn: rate * 1100 / (r.speed * r.speed * r.speed), ConsumeOut: rate * 1100}}

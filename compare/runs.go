@@ -108,7 +108,7 @@ func runSources(a, b []*results.Trial) []runFigure {
 // measured returns f of each second of the measured window that has a value.
 func measured(t *results.Trial, f func(loadgen.Second) (float64, bool)) []float64 {
 	var out []float64
-	for _, s := range t.Timeline {
+	for s := range t.Timeline.All() {
 		if v, ok := f(s); ok && s.Phase == loadgen.PhaseMeasure {
 			out = append(out, v)
 		}

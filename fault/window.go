@@ -1,6 +1,7 @@
 package fault
 
 import (
+	"slices"
 	"time"
 
 	"github.com/plimsoll/plimsoll/loadgen"
@@ -68,9 +69,9 @@ func Measure(ws []Window, r *loadgen.Result) {
 			return measured(r, from) && !anyOverlaps(from, to, ws)
 		})
 	}
-	for j := range r.Timeline {
-		s := &r.Timeline[j]
-		for _, w := range ws {
+	marked := slices.Clone(ws) // a spilled second is marked each time it is read back
+	r.Timeline.Edit(func(s *loadgen.Second) {
+		for _, w := range marked {
 			switch {
 			case w.Began.IsZero():
 			case overlaps(s.T-1, s.T, w.BeganT, w.EndedT):
@@ -79,7 +80,7 @@ func Measure(ws []Window, r *loadgen.Result) {
 				s.Fault = appendSpec(s.Fault, w.Spec+" (recovering)")
 			}
 		}
-	}
+	})
 }
 
 // recoveredT is when the ISR was full again, or the watch ended, in seconds since the
@@ -125,7 +126,7 @@ func measured(r *loadgen.Result, from float64) bool {
 func figures(r *loadgen.Result, in func(from, to float64) bool) Figures {
 	var f Figures
 	var acked float64
-	for _, s := range r.Timeline {
+	for s := range r.Timeline.All() {
 		if in(s.T-1, s.T) {
 			f.Seconds++
 			f.ProduceFailed += s.Failed

@@ -208,6 +208,9 @@ func fillLatency(res *Result, col *collector) {
 		ScheduleDelay: col.sched.Percentiles(), AckWait: col.ack.Percentiles(),
 	}
 	res.Timeline = col.timeline
+	if col.spillErr != nil {
+		res.Notes = append(res.Notes, col.spillErr.Error())
+	}
 	res.Intervals = col.log
 	res.Errors = col.errorCounts()
 }

@@ -26,8 +26,10 @@ type collector struct {
 	// this second's histograms, all phases
 	sPub, sE2e, sSched *hdr.Hist
 
-	last      counters
-	timeline  []Second
+	last     counters
+	timeline Timeline
+	// spillErr is why the timeline stopped spilling, if it did: a note of the result.
+	spillErr  error
 	log       hdr.IntervalLog // this run's seconds, for histograms.hlog
 	maxFlight int64
 	liveBuf   Live // handed to Options.Live each second
@@ -149,7 +151,9 @@ func (c *collector) tick(now int64, phase string) Second {
 		_ = c.log.Add(intervalTags[i], startMs, endMs, h)
 		h.Reset()
 	}
-	c.timeline = append(c.timeline, s)
+	if err := c.timeline.Add(s); err != nil {
+		c.spillErr = err
+	}
 	c.last = k
 	return s
 }

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -47,7 +48,9 @@ type Result struct {
 	Errors         []ErrorCount   `json:"errors,omitempty"`
 	Notes          []string       `json:"notes,omitempty"`
 	Interrupted    bool           `json:"interrupted,omitempty"`
-	Timeline       []Second       `json:"timeline"`
+	// Timeline is the run's seconds, one row a second; a run with Options.SpillDir spills all
+	// but its latest ten minutes (Timeline.All reads them back).
+	Timeline Timeline `json:"timeline"`
 
 	// Histograms are the measured window's merged histograms behind Latency, each in its exact
 	// encoded form (hdr.Encoded), so that a reader can merge the histograms of several results
@@ -273,7 +276,7 @@ var timelineHeader = []string{"t", "phase", "target_msgs_per_sec", "sent_msgs_pe
 	"schedule_delay_p50_ms", "schedule_delay_p99_ms", "schedule_delay_max_ms",
 	"buffer_full_ms", "in_flight", "backlog_msgs", "cpu_share", "window_share", "full_batch_share", "fault"}
 
-// WriteTimelineCSV writes the timeline, one row per second, with a header row.
+// WriteTimelineCSV writes the timeline, one row per second, with a header row, a row at a time.
 func (r *Result) WriteTimelineCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(timelineHeader); err != nil {
@@ -281,7 +284,7 @@ func (r *Result) WriteTimelineCSV(w io.Writer) error {
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
-	for _, s := range r.Timeline {
+	for s := range r.Timeline.All() {
 		row := []string{f(s.T), s.Phase, f(s.TargetMsgsPerSec), f(s.SentMsgsPerSec), f(s.ProducedMsgsPerSec),
 			f(s.ProducedBytesPerSec), f(s.ConsumedMsgsPerSec), i(s.Failed), i(s.Errors),
 			f(s.Publish.P50), f(s.Publish.P99), f(s.Publish.Max),
@@ -293,5 +296,5 @@ func (r *Result) WriteTimelineCSV(w io.Writer) error {
 		}
 	}
 	cw.Flush()
-	return cw.Error()
+	return errors.Join(cw.Error(), r.Timeline.Err())
 }

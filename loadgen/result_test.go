@@ -87,13 +87,13 @@ func readHDRLog(t *testing.T, r io.Reader, start time.Time) (map[string]int64, [
 }
 
 func TestTimelineCSVGolden(t *testing.T) {
-	res := &Result{Timeline: []Second{
-		{T: 1, Phase: PhaseWarmup, TargetMsgsPerSec: 1000, SentMsgsPerSec: 1000, ProducedMsgsPerSec: 990, ProducedBytesPerSec: 99000,
+	res := &Result{Timeline: TimelineOf(
+		Second{T: 1, Phase: PhaseWarmup, TargetMsgsPerSec: 1000, SentMsgsPerSec: 1000, ProducedMsgsPerSec: 990, ProducedBytesPerSec: 99000,
 			ConsumedMsgsPerSec: 985, Publish: SecondLatency{P50: 1.5, P99: 4, Max: 7.25}, EndToEnd: SecondLatency{P50: 2, P99: 5, Max: 8},
 			ScheduleDelay: SecondLatency{P50: 0.1, P99: 0.9, Max: 1.2}, InFlight: 12, CPUShare: 0.25},
-		{T: 2, Phase: PhaseMeasure, TargetMsgsPerSec: 1000, SentMsgsPerSec: 1000, ProducedMsgsPerSec: 1000, Failed: 2, Errors: 3,
+		Second{T: 2, Phase: PhaseMeasure, TargetMsgsPerSec: 1000, SentMsgsPerSec: 1000, ProducedMsgsPerSec: 1000, Failed: 2, Errors: 3,
 			BufferFullMs: 12.5, BacklogMsgs: 40},
-	}}
+	)}
 	var buf bytes.Buffer
 	if err := res.WriteTimelineCSV(&buf); err != nil {
 		t.Fatal(err)

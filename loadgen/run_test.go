@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -120,8 +121,8 @@ func TestRunAgainstKfake(t *testing.T) {
 	if !res.Window.DrainComplete || len(res.Groups) != 2 || !res.Groups[0].CaughtUp {
 		t.Errorf("window %+v groups %+v", res.Window, res.Groups)
 	}
-	if seconds == 0 || len(res.Timeline) != seconds {
-		t.Errorf("progress called %d times, timeline has %d seconds", seconds, len(res.Timeline))
+	if seconds == 0 || res.Timeline.Len() != seconds {
+		t.Errorf("progress called %d times, timeline has %d seconds", seconds, res.Timeline.Len())
 	}
 	if res.Config.ClientProps.Producer.Props["linger.ms"] != "5" {
 		t.Errorf("effective producer props %v", res.Config.ClientProps.Producer.Props)
@@ -135,7 +136,8 @@ func TestRunAgainstKfake(t *testing.T) {
 // the Result's but for those known only at the end, its histograms the Result's.
 func checkLive(t *testing.T, res *Result, last Live, lastPub int64, lives, seconds int) {
 	t.Helper()
-	if lives != seconds || last.RunID != res.RunID || last.Second != res.Timeline[len(res.Timeline)-1] {
+	rows := slices.Collect(res.Timeline.All())
+	if lives != seconds || last.RunID != res.RunID || len(rows) == 0 || last.Second != rows[len(rows)-1] {
 		t.Errorf("live called %d times (progress %d), last for run %q second %+v", lives, seconds, last.RunID, last.Second)
 	}
 	for _, c := range []struct {
@@ -255,7 +257,7 @@ func TestRunBacklog(t *testing.T) {
 		t.Errorf("consumed %.0f/s while draining (by arrival, backlog included), produced %.0f/s", b.ConsumedMsgsPerSec, res.ProducedMsgsPerSec)
 	}
 	phases := map[string]bool{}
-	for _, sec := range res.Timeline {
+	for sec := range res.Timeline.All() {
 		phases[sec.Phase] = true
 	}
 	if !phases[PhaseBacklog] && res.Window.BacklogSeconds > 1 {
@@ -428,7 +430,7 @@ func TestTimelinePhases(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, s := range res.Timeline {
+	for s := range res.Timeline.All() {
 		got = append(got, fmt.Sprintf("%.0f:%s", s.T, s.Phase))
 	}
 	want := "1:warmup 2:warmup 3:measure 4:measure 5:measure"

@@ -63,7 +63,7 @@ type Coverage struct {
 // Export builds the OMB result of trial t from its one-second interval histograms (read from
 // its histograms.hlog with hdr.ReadIntervalLog).
 func Export(t *results.Trial, intervals []hdr.LoggedInterval, n Names) (*Result, Coverage, error) {
-	if len(t.Timeline) == 0 {
+	if t.Timeline.Len() == 0 {
 		return nil, Coverage{}, ErrNoTimeline
 	}
 	nWin := int(math.Floor(t.Window.MeasuredSeconds+0.5)) / WindowSeconds
@@ -140,7 +140,7 @@ func windowsOf(t *results.Trial, intervals []hdr.LoggedInterval, nWin int) []*wi
 	}
 	m0 := t.Window.WarmupSeconds + t.Window.BacklogSeconds // the window's start, seconds since the producers'
 	prev := 0.0
-	for _, s := range t.Timeline {
+	for s := range t.Timeline.All() {
 		dt := s.T - prev
 		prev = s.T
 		j := int(math.Round(s.T - m0))

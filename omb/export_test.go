@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/plimsoll/plimsoll/internal/golden"
+	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/loadgen/hdr"
 	"github.com/plimsoll/plimsoll/results"
 )
@@ -166,7 +167,7 @@ func TestExportWindows(t *testing.T) {
 	m0 := tr.Window.WarmupSeconds
 	var acked, secs float64
 	prev := 0.0
-	for _, s := range tr.Timeline {
+	for s := range tr.Timeline.All() {
 		if s.T > m0+0.5 && s.T < m0+10.5 {
 			acked += s.ProducedMsgsPerSec * (s.T - prev)
 			secs += s.T - prev
@@ -283,7 +284,7 @@ func TestExportRefuses(t *testing.T) {
 		t.Errorf("a 9.4 s window: %v, want ErrTooShort", err)
 	}
 	none := *tr
-	none.Timeline = nil
+	none.Timeline = loadgen.Timeline{}
 	if _, _, err := Export(&none, nil, Names{}); err != ErrNoTimeline {
 		t.Errorf("no timeline: %v, want ErrNoTimeline", err)
 	}

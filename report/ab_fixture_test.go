@@ -43,15 +43,17 @@ func abRun(speed float64, seed uint64) *results.Trial {
 	}
 	t.Histograms = loadgen.Histograms{Publish: pub, EndToEnd: e2e}
 	t.Latency.Publish, t.Latency.EndToEnd = pub.Percentiles(), e2e.Percentiles()
+	var rows []loadgen.Second
 	for i := range 10 {
 		phase := loadgen.PhaseMeasure
 		if i < 2 {
 			phase = loadgen.PhaseWarmup
 		}
 		v := rate * jit()
-		t.Timeline = append(t.Timeline, loadgen.Second{T: float64(i + 1), Phase: phase, ProducedMsgsPerSec: v, ConsumedMsgsPerSec: v,
+		rows = append(rows, loadgen.Second{T: float64(i + 1), Phase: phase, ProducedMsgsPerSec: v, ConsumedMsgsPerSec: v,
 			Publish: loadgen.SecondLatency{P50: 2 / speed * jit(), P99: 6 / speed * jit(), Count: 100}})
 	}
+	t.Timeline = loadgen.TimelineOf(rows...)
 	t.CPU = map[string]float64{"plimsoll": 0.4, "broker 1": 0.3 / speed * jit()}
 	t.USE = &use.Table{Rows: []use.Row{{Entity: "broker 1", Resource: "cpu",
 		Utilisation: use.Cell{Metric: "JVM share of the host's cores", Unit: use.UnitPct, Mean: probe.Num(30 / speed * jit()), Max: probe.Num(40), Samples: 8}}}}

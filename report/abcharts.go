@@ -40,7 +40,7 @@ func rateSeriesChart(sides [2][]*results.Trial) *plot.Plot {
 	for i, s := range abSides {
 		for j, t := range sides[i] {
 			var xy plotter.XYs
-			for _, sec := range t.Timeline {
+			for sec := range t.Timeline.All() {
 				if sec.Phase == loadgen.PhaseMeasure {
 					xy = append(xy, plotter.XY{X: sec.T, Y: sec.ProducedMsgsPerSec})
 					ys = append(ys, sec.ProducedMsgsPerSec)

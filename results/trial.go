@@ -48,9 +48,10 @@ type Trial struct {
 }
 
 // Close releases what the trial's figures were spilled to (its probe samples, its interval
-// histograms); afterwards they yield only what is held in memory. Write its directory first.
+// histograms, its timeline); afterwards they yield only what is held in memory. Write its
+// directory first.
 func (t *Trial) Close() error {
-	return errors.Join(t.Series.Close(), t.Intervals.Close())
+	return errors.Join(t.Series.Close(), t.Intervals.Close(), t.Timeline.Close())
 }
 
 // HostSaturated reports a trial on a local cluster whose host's CPU was, over the measured

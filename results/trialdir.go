@@ -1,12 +1,16 @@
 package results
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/probe"
 	"github.com/plimsoll/plimsoll/use"
 )
@@ -71,13 +75,36 @@ func (t *Trial) files() []trialFile {
 	if t.Series != nil {
 		fs = append(fs, trialFile{ProbeFile, func(f *os.File) error { return t.Series.WriteJSON(f) }})
 	}
-	return append(fs, trialFile{ResultFile, func(f *os.File) error {
-		data, err := json.MarshalIndent(resultFile{Schema: Schema, Trial: t}, "", "  ")
-		if err == nil {
-			_, err = f.Write(append(data, '\n'))
-		}
+	return append(fs, trialFile{ResultFile, func(f *os.File) error { return t.writeResult(f) }})
+}
+
+// timelineKey is where result.json's timeline starts: the record's own key (two spaces in; a
+// nested key has more, and a string holds no newline), its value null in a record without rows.
+const timelineKey = "\n  \"timeline\": null"
+
+// writeResult writes result.json: the record with its schema, indented by two spaces, and a
+// newline. The timeline is written a row at a time (loadgen.Timeline.WriteJSON) into the rest,
+// marshalled without it, so that a spilled timeline is never held whole; the bytes are those
+// json.MarshalIndent writes of the whole record.
+func (t *Trial) writeResult(w io.Writer) error {
+	head := *t
+	head.Timeline = loadgen.Timeline{}
+	data, err := json.MarshalIndent(resultFile{Schema: Schema, Trial: &head}, "", "  ")
+	if err != nil {
 		return err
-	}})
+	}
+	if bytes.Count(data, []byte(timelineKey)) != 1 {
+		return errors.New("results: the record's JSON has no single timeline")
+	}
+	at := bytes.Index(data, []byte(timelineKey)) + len(timelineKey) - len("null")
+	bw := bufio.NewWriter(w)
+	bw.Write(data[:at])
+	if err := t.Timeline.WriteJSON(bw, "  ", "  "); err != nil {
+		return err
+	}
+	bw.Write(data[at+len("null"):])
+	bw.WriteByte('\n')
+	return bw.Flush()
 }
 
 // LoadTrialDir reads a trial written by WriteTrialDir: result.json and, if present, probe.json.

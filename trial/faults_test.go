@@ -68,7 +68,7 @@ func TestRunWithFaults(t *testing.T) {
 		t.Errorf("window %+v", w)
 	}
 	marked := 0
-	for _, s := range res.Timeline {
+	for s := range res.Timeline.All() {
 		if s.Fault != "" {
 			marked++
 		}

@@ -91,11 +91,12 @@ func Run(ctx context.Context, cfg Config) (*results.Trial, error) {
 		series.Close()
 		if lr != nil {
 			lr.Intervals.Close()
+			lr.Timeline.Close()
 		}
 		return nil, err
 	}
 	t := judge(lr, series, cfg, version, windows)
-	if err := errors.Join(series.Err(), lr.Intervals.Err()); err != nil { // figures drawn from part of the window
+	if err := errors.Join(series.Err(), lr.Intervals.Err(), lr.Timeline.Err()); err != nil { // figures drawn from part of the window
 		t.Close()
 		return nil, err
 	}

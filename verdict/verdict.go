@@ -559,7 +559,7 @@ func lagSlope(r *loadgen.Result) (float64, bool) {
 		return 0, false
 	}
 	var xs, ys []float64
-	for _, s := range r.Timeline {
+	for s := range r.Timeline.All() {
 		if s.Phase == loadgen.PhaseMeasure {
 			xs = append(xs, s.T)
 			ys = append(ys, float64(s.BacklogMsgs))

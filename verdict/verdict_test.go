@@ -19,9 +19,11 @@ func run(target, produced float64, n int) *loadgen.Result {
 	r.Config.NumCPU, r.Config.GOMAXPROCS, r.Config.ConsumerClients, r.Config.ReplicationFactor = 2, 2, 1, 3
 	r.Client.CPUShare = 0.2
 	r.Latency.Publish.P99 = 12
+	var rows []loadgen.Second
 	for i := 0; i < n; i++ {
-		r.Timeline = append(r.Timeline, loadgen.Second{T: float64(i + 1), Phase: loadgen.PhaseMeasure, BacklogMsgs: 50 + int64(i%3)})
+		rows = append(rows, loadgen.Second{T: float64(i + 1), Phase: loadgen.PhaseMeasure, BacklogMsgs: 50 + int64(i%3)})
 	}
+	r.Timeline = loadgen.TimelineOf(rows...)
 	return r
 }
 
@@ -193,9 +195,8 @@ func TestJudge(t *testing.T) {
 		}(), Series: series(20, nil)}, want: Overloaded, reasons: []string{CritShortfall}},
 		{name: "lag-growing", in: Input{Run: func() *loadgen.Result {
 			r := run(1000, 1000, 20)
-			for i := range r.Timeline {
-				r.Timeline[i].BacklogMsgs = int64(100 * i)
-			}
+			i := 0
+			r.Timeline.Edit(func(s *loadgen.Second) { s.BacklogMsgs, i = int64(100*i), i+1 })
 			return r
 		}(), Series: series(20, nil)}, want: Overloaded, reasons: []string{CritLag}},
 		{name: "latency-slo", in: Input{Run: func() *loadgen.Result {

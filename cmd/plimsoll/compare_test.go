@@ -31,10 +31,12 @@ func syntheticRun(speed float64, rep, size int) *results.Trial {
 		pub.Record(int64(2e6 / speed * jit * (1 + float64(i%50)/100)))
 	}
 	t.Histograms = loadgen.Histograms{Publish: pub, EndToEnd: pub}
+	var rows []loadgen.Second
 	for i := range 10 {
-		t.Timeline = append(t.Timeline, loadgen.Second{T: float64(i + 1), Phase: loadgen.PhaseMeasure,
+		rows = append(rows, loadgen.Second{T: float64(i + 1), Phase: loadgen.PhaseMeasure,
 			ProducedMsgsPerSec: rate * (1 + 0.001*float64(i)), ConsumedMsgsPerSec: rate})
 	}
+	t.Timeline = loadgen.TimelineOf(rows...)
 	t.CPU = map[string]float64{"broker 1": 0.5}
 	return t
 }
