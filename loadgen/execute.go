@@ -216,6 +216,9 @@ func (r *runner) launch(ctx context.Context) (*execution, error) {
 	x.col = newCollector(x.run, x.c.prods, x.c.cons, x.c.groups, r.payloads.size, spec.Rate, x.t0)
 	x.col.log.Start = time.Unix(0, x.wallBase+x.t0)
 	x.col.log.SpillDir = opts.SpillDir
+	if opts.SpillDir != "" {
+		x.col.timeline.SpillTo(opts.SpillDir, 0)
+	}
 	if opts.Started != nil {
 		opts.Started(x.col.log.Start, time.Unix(0, x.wallBase+x.warmEnd))
 	}

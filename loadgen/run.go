@@ -78,9 +78,10 @@ type Options struct {
 	Clock pace.Clock
 	// Seed makes payloads and keys reproducible; default derived from RunID.
 	Seed uint64
-	// SpillDir, when set, is where the run's interval histograms beyond its latest ten minutes
-	// are spilled (hdr.IntervalLog.SpillDir) so that a long run's memory stays flat; the
-	// Result's Intervals read them back until closed. Empty: every interval held in memory.
+	// SpillDir, when set, is where the run's interval histograms and timeline rows beyond its
+	// latest ten minutes are spilled (hdr.IntervalLog.SpillDir, Timeline.SpillTo) so that a long
+	// run's memory stays flat; the Result's Intervals and Timeline read them back until closed.
+	// Empty: every interval and row held in memory.
 	SpillDir string
 }
 
