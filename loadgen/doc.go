@@ -42,6 +42,11 @@
 // it stands (the second, the counts by window, the measured histograms so far), for a live view
 // such as plimsoll's Prometheus endpoint; both are read on the run's own goroutine.
 //
+// A run with Options.SpillDir holds only the latest ten minutes of its timeline rows (Timeline)
+// and interval histograms (hdr.IntervalLog) in memory; the earlier ones are appended to spill
+// files with no name in the directory (internal/spill) and read back through Timeline.All and
+// IntervalLog.All, so a long run's memory stays flat.
+//
 // Whether the generator kept up is part of the result (ClientSignals): messages left unsent,
 // the schedule delay, the time producers waited for buffer space (the cluster acknowledging too
 // slowly) versus the time records waited for acknowledgement, and this process's CPU.

@@ -14,7 +14,7 @@
 // every fault to have ended and its ISR watch to be over, and the record carries the windows.
 //
 // The probe of a trial spills its samples beyond the latest ten minutes (probe.Spill), and the
-// load generator its interval histograms, into Config.Probe.Spill.Dir, or the system's temporary
-// directory, so a long trial's memory stays flat; the record reads them back until whoever
+// load generator its interval histograms and timeline rows, into Config.Probe.Spill.Dir, or the
+// system's temporary directory, so a long trial's memory stays flat; the record reads them back until whoever
 // keeps it closes it (results.Trial.Close).
 package trial

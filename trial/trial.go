@@ -43,7 +43,7 @@ type Config struct {
 // Run executes one trial. The probe runs for the whole trial; the USE table, the per-process
 // CPU, the brokers' traffic and the verdict are drawn from the measured window only (warm-up and
 // drain excluded). The probe spills its samples beyond the latest ten minutes (probe.Spill), and
-// the load generator its interval histograms (loadgen.Options.SpillDir), into
+// the load generator its interval histograms and timeline rows (loadgen.Options.SpillDir), into
 // cfg.Probe.Spill.Dir, or the system's temporary directory when that is empty, so a long trial's
 // memory stays flat; the trial reads them back until it is closed (results.Trial.Close). When ctx ends while the load runs, Run returns the partial trial (its record
 // marked interrupted, its verdict invalid) with an error wrapping loadgen.ErrInterrupted; when it
