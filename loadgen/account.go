@@ -208,8 +208,10 @@ func fillLatency(res *Result, col *collector) {
 		ScheduleDelay: col.sched.Percentiles(), AckWait: col.ack.Percentiles(),
 	}
 	res.Timeline = col.timeline
-	if col.spillErr != nil {
-		res.Notes = append(res.Notes, col.spillErr.Error())
+	for _, err := range []error{col.spillErr, col.logErr} {
+		if err != nil {
+			res.Notes = append(res.Notes, err.Error())
+		}
 	}
 	res.Intervals = col.log
 	res.Errors = col.errorCounts()

@@ -28,11 +28,12 @@ type collector struct {
 
 	last     counters
 	timeline Timeline
-	// spillErr is why the timeline stopped spilling, if it did: a note of the result.
-	spillErr  error
-	log       hdr.IntervalLog // this run's seconds, for histograms.hlog
-	maxFlight int64
-	liveBuf   Live // handed to Options.Live each second
+	// spillErr is why the timeline stopped spilling, if it did, and logErr the first error
+	// adding to the interval log (its spill failing): notes of the result.
+	spillErr, logErr error
+	log              hdr.IntervalLog // this run's seconds, for histograms.hlog
+	maxFlight        int64
+	liveBuf          Live // handed to Options.Live each second
 }
 
 // counters are cumulative counts read at an instant.
@@ -146,9 +147,11 @@ func (c *collector) tick(now int64, phase string) Second {
 	s.WindowShare, s.FullBatchShare, _ = windowSignals(c.last, k)
 	startMs, endMs := (c.last.t-c.base)/1e6, (now-c.base)/1e6
 	for i, h := range []*hdr.Hist{c.sPub, c.sE2e, c.sSched} {
-		// Encoding into memory cannot fail short of running out of it; a second missing from
-		// the log is the most that could come of it.
-		_ = c.log.Add(intervalTags[i], startMs, endMs, h)
+		// A spill that cannot be written keeps the intervals in memory; an encoding error
+		// leaves a second out of the log. Either is noted once.
+		if err := c.log.Add(intervalTags[i], startMs, endMs, h); err != nil && c.logErr == nil {
+			c.logErr = err
+		}
 		h.Reset()
 	}
 	if err := c.timeline.Add(s); err != nil {

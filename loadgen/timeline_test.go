@@ -130,20 +130,25 @@ func TestTimelineSpill(t *testing.T) {
 	}
 }
 
-// TestTimelineSpillFails: a collector whose timeline cannot spill (no file can be made in
-// /proc) holds every row and notes it once in the result.
+// TestTimelineSpillFails: a collector whose timeline and interval log cannot spill (no file
+// can be made in /proc) holds every row and interval and notes each failure once in the result.
 func TestTimelineSpillFails(t *testing.T) {
 	p := testProducer(t, 16)
 	g := &group{name: "g", ledger: ledger.NewGroup(2, 1)}
 	col := newCollector(p.run, []*producer{p}, nil, []*group{g}, 100, 1000, 0)
 	col.timeline.SpillTo("/proc", 2)
+	col.log.SpillDir, col.log.SpillKeep = "/proc", 2
 	for sec := int64(1); sec <= 6; sec++ {
+		p.pub[phaseMeasured].Record(int64(time.Millisecond))
 		col.tick(sec*int64(time.Second), PhaseMeasure)
 	}
 	res := &Result{}
 	fillLatency(res, col)
-	if res.Timeline.Len() != 6 || res.Timeline.Spilled() != 0 || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "held in memory") {
-		t.Errorf("%d rows, %d spilled, notes %q: want 6 held and one note", res.Timeline.Len(), res.Timeline.Spilled(), res.Notes)
+	if res.Timeline.Len() != 6 || res.Timeline.Spilled() != 0 || len(res.Intervals.Intervals) != 6 || len(res.Notes) != 2 ||
+		!strings.HasPrefix(res.Notes[0], "timeline: ") || !strings.HasPrefix(res.Notes[1], "interval log: ") ||
+		!strings.Contains(res.Notes[0], "held in memory") || !strings.Contains(res.Notes[1], "held in memory") {
+		t.Errorf("%d rows, %d spilled, %d intervals, notes %q: want 6 rows and 6 intervals held and a note of each spill",
+			res.Timeline.Len(), res.Timeline.Spilled(), len(res.Intervals.Intervals), res.Notes)
 	}
 }
 
