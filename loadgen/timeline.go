@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"iter"
 
@@ -49,7 +50,7 @@ func (tl *Timeline) SpillTo(dir string, keep int) {
 // later one is, and the error returned once.
 func (tl *Timeline) Add(s Second) error {
 	if err := tl.rows.Add(s); err != nil {
-		return errors.New("timeline: " + err.Error())
+		return fmt.Errorf("timeline: %w: the rows from then on are held in memory", err)
 	}
 	return nil
 }

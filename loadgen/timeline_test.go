@@ -144,11 +144,11 @@ func TestTimelineSpillFails(t *testing.T) {
 	}
 	res := &Result{}
 	fillLatency(res, col)
-	if res.Timeline.Len() != 6 || res.Timeline.Spilled() != 0 || len(res.Intervals.Intervals) != 6 || len(res.Notes) != 2 ||
+	if res.Timeline.Len() != 6 || res.Timeline.Spilled() != 0 || res.Intervals.Len() != 6 || len(res.Notes) != 2 ||
 		!strings.HasPrefix(res.Notes[0], "timeline: ") || !strings.HasPrefix(res.Notes[1], "interval log: ") ||
 		!strings.Contains(res.Notes[0], "held in memory") || !strings.Contains(res.Notes[1], "held in memory") {
 		t.Errorf("%d rows, %d spilled, %d intervals, notes %q: want 6 rows and 6 intervals held and a note of each spill",
-			res.Timeline.Len(), res.Timeline.Spilled(), len(res.Intervals.Intervals), res.Notes)
+			res.Timeline.Len(), res.Timeline.Spilled(), res.Intervals.Len(), res.Notes)
 	}
 }
 

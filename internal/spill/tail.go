@@ -1,9 +1,6 @@
 package spill
 
-import (
-	"fmt"
-	"iter"
-)
+import "iter"
 
 // Tail is a sequence of values of which memory holds the latest Keep: once more are held, the
 // oldest is appended to a File in Dir (opened the first time, named after Pattern) and dropped
@@ -30,7 +27,7 @@ func (t *Tail[T]) Add(v T) error {
 	}
 	if err := t.spillOldest(); err != nil {
 		t.failed = true
-		return fmt.Errorf("%w: the values from then on are held in memory", err)
+		return err
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"slices"
 	"time"
 
 	"github.com/plimsoll/plimsoll/internal/spill"
@@ -24,20 +23,16 @@ type Interval struct {
 // IntervalLog collects interval histograms for an HdrHistogram interval log.
 //
 // Over a long run its memory stays flat when SpillDir is set: beyond the latest SpillKeep
-// intervals (default DefaultSpillKeep), each is appended to a spill file (internal/spill) as it
-// leaves memory. Read the intervals through All, which sees both.
+// intervals (default DefaultSpillKeep), each is appended to a spill file (internal/spill's
+// Tail) as it leaves memory. Read the intervals through All, which sees both.
 type IntervalLog struct {
 	Start time.Time // the wall clock at interval time zero
-	// Intervals are those held in memory: all of them, or those after the spilled ones.
-	Intervals []Interval
 	// SpillDir, when set, is where the intervals beyond the latest SpillKeep are spilled (or its
 	// nearest existing parent; the file has no name there and goes with Close).
 	SpillDir  string
 	SpillKeep int
 
-	file        *spill.File[Interval]
-	size        int64
-	spillFailed error
+	tail spill.Tail[Interval]
 }
 
 // DefaultSpillKeep is how many of the latest intervals a spilling log holds in memory: ten
@@ -60,73 +55,29 @@ func (l *IntervalLog) Add(tag string, startMs, endMs int64, h *Hist) error {
 
 // add appends iv, spilling the oldest interval held when more than the keep are.
 func (l *IntervalLog) add(iv Interval) error {
-	l.Intervals = append(l.Intervals, iv)
 	keep := l.SpillKeep
 	if keep <= 0 {
 		keep = DefaultSpillKeep
 	}
-	if l.SpillDir == "" || l.spillFailed != nil || len(l.Intervals) <= keep {
-		return nil
+	l.tail.Dir, l.tail.Keep, l.tail.Pattern = l.SpillDir, keep, ".plimsoll-hlog-spill-*.jsonl"
+	if err := l.tail.Add(iv); err != nil {
+		return fmt.Errorf("interval log: %w: the intervals from then on are held in memory", err)
 	}
-	if l.spillFailed = l.spillOldest(); l.spillFailed != nil {
-		return fmt.Errorf("interval log: %w: the intervals from then on are held in memory", l.spillFailed)
-	}
-	return nil
-}
-
-// spillOldest appends the oldest interval held in memory to the spill file (opened the first
-// time) and drops it from memory.
-func (l *IntervalLog) spillOldest() error {
-	if l.file == nil {
-		f, err := spill.Open[Interval](l.SpillDir, ".plimsoll-hlog-spill-*.jsonl")
-		if err != nil {
-			return err
-		}
-		l.file = f
-	}
-	size, err := l.file.Append(l.Intervals[0])
-	if err != nil {
-		return err
-	}
-	l.size = size
-	l.Intervals = slices.Delete(l.Intervals, 0, 1)
 	return nil
 }
 
 // All yields every interval in the order added: the spilled ones read back, then those in
 // memory. A spill that cannot be read back ends the sequence early; Err says so.
-func (l *IntervalLog) All() iter.Seq[Interval] {
-	return func(yield func(Interval) bool) {
-		if l.file != nil {
-			for iv := range l.file.Read(0, l.size) {
-				if !yield(iv) {
-					return
-				}
-			}
-		}
-		for _, iv := range l.Intervals {
-			if !yield(iv) {
-				return
-			}
-		}
-	}
-}
+func (l *IntervalLog) All() iter.Seq[Interval] { return l.tail.All() }
+
+// Len is the number of intervals All yields.
+func (l *IntervalLog) Len() int { return l.tail.Len() }
 
 // Err is the first error reading the spilled intervals back.
-func (l *IntervalLog) Err() error {
-	if l.file == nil {
-		return nil
-	}
-	return l.file.Err()
-}
+func (l *IntervalLog) Err() error { return l.tail.Err() }
 
 // Close releases the spill file, if any; afterwards the log yields only the intervals in memory.
-func (l *IntervalLog) Close() error {
-	if l.file == nil {
-		return nil
-	}
-	return l.file.Close()
-}
+func (l *IntervalLog) Close() error { return l.tail.Close() }
 
 // Write writes the log through hdrhistogram-go's HistogramLogWriter: the comment, the format
 // version, the start time and the legend, then one line per interval with its tag (each

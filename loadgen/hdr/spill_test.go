@@ -24,8 +24,8 @@ func TestIntervalLogSpill(t *testing.T) {
 	sp := &IntervalLog{Start: start, SpillDir: t.TempDir(), SpillKeep: 5}
 	logOf(t, sp, 20)
 	defer sp.Close()
-	if len(sp.Intervals) != 5 || sp.file == nil {
-		t.Fatalf("%d intervals in memory, spilled %v: want 5 and the rest spilled", len(sp.Intervals), sp.file != nil)
+	if len(sp.tail.Held) != 5 || sp.tail.Spilled() != sp.Len()-5 {
+		t.Fatalf("%d intervals in memory, %d spilled: want 5 and the rest spilled", len(sp.tail.Held), sp.tail.Spilled())
 	}
 	var want, got bytes.Buffer
 	if err := mem.Write(&want, "[a test log]"); err != nil {
@@ -34,7 +34,7 @@ func TestIntervalLogSpill(t *testing.T) {
 	if err := sp.Write(&got, "[a test log]"); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got.Bytes(), want.Bytes()) || !slices.Equal(slices.Collect(sp.All()), mem.Intervals) {
+	if !bytes.Equal(got.Bytes(), want.Bytes()) || !slices.Equal(slices.Collect(sp.All()), mem.tail.Held) {
 		t.Errorf("the spilled log wrote %d bytes unlike the %d of the one in memory, or yields other intervals", got.Len(), want.Len())
 	}
 	bad := &IntervalLog{Start: start, SpillDir: "/proc", SpillKeep: 2}
@@ -46,8 +46,8 @@ func TestIntervalLogSpill(t *testing.T) {
 			errs++
 		}
 	}
-	if errs != 1 || len(bad.Intervals) != 6 {
-		t.Errorf("%d errors, %d intervals held: want 1 error and all 6 held", errs, len(bad.Intervals))
+	if errs != 1 || len(bad.tail.Held) != 6 {
+		t.Errorf("%d errors, %d intervals held: want 1 error and all 6 held", errs, len(bad.tail.Held))
 	}
 }
 
@@ -90,8 +90,8 @@ func TestIntervalLogSoak(t *testing.T) {
 	}
 	grown := liveHeap() - first
 	t.Logf("an hour in memory: %d B of live heap; spilled, from the first hour to the sixth: %d B", grownMem, grown)
-	if len(l.Intervals) != DefaultSpillKeep || l.Err() != nil || grown > 1<<20 {
-		t.Errorf("%d intervals held (want %d), err %v, the live heap grew %d bytes from the first hour to the sixth", len(l.Intervals), DefaultSpillKeep, l.Err(), grown)
+	if len(l.tail.Held) != DefaultSpillKeep || l.Err() != nil || grown > 1<<20 {
+		t.Errorf("%d intervals held (want %d), err %v, the live heap grew %d bytes from the first hour to the sixth", len(l.tail.Held), DefaultSpillKeep, l.Err(), grown)
 	}
 }
 
