@@ -25,7 +25,7 @@ const DefaultSpillKeep = 600
 // a Timeline read back from JSON holds its rows in memory.
 type Timeline struct {
 	rows spill.Tail[Second]
-	// edits are applied, in order, to every spilled row as it is read back (Edit).
+	// edits are applied, in order, to every row as All yields it (Edit).
 	edits []func(*Second)
 }
 
@@ -55,19 +55,14 @@ func (tl *Timeline) Add(s Second) error {
 	return nil
 }
 
-// All yields every second in order: the spilled ones read back (with the edits applied), then
+// All yields every second in order, with the edits applied: the spilled ones read back, then
 // those held. A spill that cannot be read back ends the spilled part early; Err says so.
 func (tl *Timeline) All() iter.Seq[Second] {
 	return func(yield func(Second) bool) {
-		spilled := tl.rows.Spilled()
-		i := 0
 		for s := range tl.rows.All() {
-			if i < spilled {
-				for _, f := range tl.edits {
-					f(&s)
-				}
+			for _, f := range tl.edits {
+				f(&s)
 			}
-			i++
 			if !yield(s) {
 				return
 			}
@@ -81,17 +76,10 @@ func (tl *Timeline) Len() int { return tl.rows.Len() }
 // Spilled is the number of seconds in the spill file rather than in memory.
 func (tl *Timeline) Spilled() int { return tl.rows.Spilled() }
 
-// Edit applies f to every second: at once to those held, and to each spilled one as it is read
-// back (the file keeps them as recorded). f must give the same result each time it is applied
-// to the same row.
-func (tl *Timeline) Edit(f func(*Second)) {
-	for i := range tl.rows.Held {
-		f(&tl.rows.Held[i])
-	}
-	if tl.rows.Spilled() > 0 {
-		tl.edits = append(tl.edits, f)
-	}
-}
+// Edit applies f to every second All yields, after the edits before it: a row is kept as
+// recorded (in memory or in the spill file) and edited each time it is read, so f must give
+// the same result for the same row each time.
+func (tl *Timeline) Edit(f func(*Second)) { tl.edits = append(tl.edits, f) }
 
 // Err is the first error reading the spilled seconds back.
 func (tl *Timeline) Err() error { return tl.rows.Err() }

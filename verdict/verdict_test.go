@@ -195,8 +195,7 @@ func TestJudge(t *testing.T) {
 		}(), Series: series(20, nil)}, want: Overloaded, reasons: []string{CritShortfall}},
 		{name: "lag-growing", in: Input{Run: func() *loadgen.Result {
 			r := run(1000, 1000, 20)
-			i := 0
-			r.Timeline.Edit(func(s *loadgen.Second) { s.BacklogMsgs, i = int64(100*i), i+1 })
+			r.Timeline.Edit(func(s *loadgen.Second) { s.BacklogMsgs = int64(100 * (s.T - 1)) })
 			return r
 		}(), Series: series(20, nil)}, want: Overloaded, reasons: []string{CritLag}},
 		{name: "latency-slo", in: Input{Run: func() *loadgen.Result {
