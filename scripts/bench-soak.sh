@@ -44,8 +44,15 @@ done
 wait "$PID" && code=0 || code=$?
 PID=
 echo "soak: the run exited $code (3 and 4 are verdicts); its log: $DIR/run.log"
-# Least-squares slope of RSS over the samples after the warm-up's end, in MB per hour.
+# Least-squares slope of RSS, in MB per hour, over the samples after the warm-up's end, and over
+# those after the first ten minutes and a half: the probe's samples, the histograms and the
+# timeline rows are held for ten minutes before they spill, so the first fit includes their
+# filling and the second shows what a longer run adds.
 warm=$(awk -v w="$WARMUP" 'BEGIN{n=w+0; if (w ~ /m$/) n*=60; print n}')
-awk -v warm="$warm" 'NR>1 && $1>warm+10 {n++; sx+=$1; sy+=$2; sxx+=$1*$1; sxy+=$1*$2}
-  END { if (n < 3) { print "soak: too few samples to fit a growth"; exit }
-        b=(n*sxy-sx*sy)/(n*sxx-sx*sx); printf "soak: RSS grows %.1f MB per hour over %d samples (%.0f kB/s)\n", b*3600/1024, n, b }' "$DIR/rss.txt"
+fit() {
+  awk -v from="$1" -v what="$2" 'NR>1 && $1>from {n++; sx+=$1; sy+=$2; sxx+=$1*$1; sxy+=$1*$2; if (lo==""||$2<lo) lo=$2; if ($2>hi) hi=$2}
+    END { if (n < 3) { printf "soak: %s: too few samples to fit a growth\n", what; exit }
+          b=(n*sxy-sx*sy)/(n*sxx-sx*sx); printf "soak: %s: RSS grows %.1f MB per hour over %d samples (%.0f kB/s), between %.1f and %.1f MB\n", what, b*3600/1024, n, b, lo/1024, hi/1024 }' "$DIR/rss.txt"
+}
+fit $((warm + 10)) "after the warm-up"
+fit 630 "after the first ten minutes (the spills under way)"
