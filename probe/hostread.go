@@ -167,7 +167,7 @@ func readPIDStat(fs procfs.FS, root string, pid int) (pidStat, error) {
 	if len(st.State) != 1 || st.NumThreads < 0 {
 		return pidStat{}, fmt.Errorf("%w /proc/%d/stat: state %q, %d threads", ErrParse, pid, st.State, st.NumThreads)
 	}
-	if err := checkStatState(root, pid, st.State[0]); err != nil {
+	if err := checkStatLine(root, pid); err != nil {
 		return pidStat{}, err
 	}
 	return pidStat{state: st.State[0], utime: uint64(st.UTime), stime: uint64(st.STime), threads: st.NumThreads,
@@ -287,18 +287,22 @@ func netNamespace(fs procfs.FS, pid int) (uint32, bool) {
 	return n.Inode, ok
 }
 
-// checkStatState checks that the state read from /proc/PID/stat is the letter the kernel writes
-// after the name's closing parenthesis and one space. procfs (v0.23.0) skips the two bytes after
-// the last ')' unseen, so a line without that space (never a kernel's, but a fuzzer's, or a
-// file cut and mended by hand) would give the next letter as the state.
-func checkStatState(root string, pid int, state byte) error {
+// checkStatLine checks that /proc/PID/stat has the kernel's shape after the name: its closing
+// parenthesis, one space, then the state's letter. procfs (v0.23.0) skips the two bytes after
+// the last ')' unseen, so a line without that space (never a kernel's, but a fuzzer's, or a file
+// cut and mended by hand) would give the next letter as the state. The file is read again for
+// this, so only its shape is checked, not the letter: a live process's state changes between
+// the two reads (plimsoll's own, R in one and S in the next).
+func checkStatLine(root string, pid int) error {
 	raw, err := os.ReadFile(filepath.Join(root, strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return fmt.Errorf("process %d: %w", pid, err)
 	}
 	r := bytes.LastIndexByte(raw, ')')
-	if r < 0 || len(raw) < r+3 || raw[r+1] != ' ' || raw[r+2] != state {
-		return fmt.Errorf("%w /proc/%d/stat: the name's closing parenthesis is not followed by a space and the state %q", ErrParse, pid, state)
+	if r < 0 || len(raw) < r+3 || raw[r+1] != ' ' || !isLetter(raw[r+2]) {
+		return fmt.Errorf("%w /proc/%d/stat: the name's closing parenthesis is not followed by a space and the state's letter", ErrParse, pid)
 	}
 	return nil
 }
+
+func isLetter(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }
