@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plimsoll/plimsoll/internal/memtest"
 	"github.com/plimsoll/plimsoll/loadgen/ledger"
 )
 
@@ -174,9 +175,9 @@ func TestTimelineSoak(t *testing.T) {
 		}
 	}
 	mem := newCollector(p.run, []*producer{p}, nil, []*group{g}, 100, 1000, 0)
-	before := liveHeap()
+	before := memtest.LiveHeap()
 	hour(mem)
-	grownMem := liveHeap() - before
+	grownMem := memtest.LiveHeap() - before
 	if grownMem < 700<<10 {
 		t.Fatalf("an hour held in memory grew the heap by %d bytes only", grownMem)
 	}
@@ -189,22 +190,15 @@ func TestTimelineSoak(t *testing.T) {
 	for h := range hours {
 		hour(col)
 		if h == 0 {
-			first = liveHeap()
+			first = memtest.LiveHeap()
 		}
 	}
-	grown := liveHeap() - first
+	grown := memtest.LiveHeap() - first
 	t.Logf("an hour in memory: %d B of live heap; spilled, from the first hour to the sixth: %d B", grownMem, grown)
 	if col.timeline.Len() != hours*3600 || len(col.timeline.rows.Held) != DefaultSpillKeep || col.spillErr != nil || grown > 256<<10 {
 		t.Errorf("%d rows, %d held (want %d), spill error %v, the live heap grew %d bytes from the first hour to the sixth",
 			col.timeline.Len(), len(col.timeline.rows.Held), DefaultSpillKeep, col.spillErr, grown)
 	}
-}
-
-func liveHeap() int64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return int64(m.HeapAlloc)
 }
 
 // BenchmarkTimeline: append is the per-second path's cost of a row once the timeline spills

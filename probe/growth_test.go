@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/plimsoll/plimsoll/internal/memtest"
 )
 
 // BenchmarkSeriesGrowth measures what a Series holds in memory per sample (one per second of
@@ -22,7 +24,7 @@ func BenchmarkSeriesGrowth(b *testing.B) {
 	}
 	const hour = 3600
 	for b.Loop() {
-		before := liveHeap()
+		before := memtest.LiveHeap()
 		s := &Series{}
 		for len(s.Samples) < hour {
 			var part Series
@@ -32,17 +34,9 @@ func BenchmarkSeriesGrowth(b *testing.B) {
 			s.Samples = append(s.Samples, part.Samples...)
 		}
 		s.Samples = s.Samples[:hour:hour]
-		b.ReportMetric(float64(liveHeap()-before)/hour, "heap-B/sample")
+		b.ReportMetric(float64(memtest.LiveHeap()-before)/hour, "heap-B/sample")
 		runtime.KeepAlive(s)
 	}
-}
-
-// liveHeap is the heap in use after a collection.
-func liveHeap() int64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return int64(m.HeapAlloc)
 }
 
 // TestTakeSoak: six simulated hours of one sample a second (copies of a real 3-broker run's
@@ -65,10 +59,10 @@ func TestTakeSoak(t *testing.T) {
 			taken += len(p.Take().Samples)
 		}
 		if sec == 3600 {
-			firstHour = liveHeap()
+			firstHour = memtest.LiveHeap()
 		}
 	}
-	grown := liveHeap() - firstHour
+	grown := memtest.LiveHeap() - firstHour
 	if taken != hours*3600 || most > every || len(p.Snapshot().Samples) != 0 {
 		t.Errorf("taken %d of %d samples, at most %d held at once (want %d), %d left", taken, hours*3600, most, every, len(p.Snapshot().Samples))
 	}

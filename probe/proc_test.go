@@ -102,8 +102,8 @@ func TestReadPIDStat(t *testing.T) {
 		{"spaces and parens in the name", "42 (my (odd) proc) T" + tail, pidStat{state: 'T', utime: 250, stime: 50, threads: 37, starttime: 12345, rssPages: 2048}, false},
 		{"no name", "42 java S" + tail, pidStat{}, true},
 		{"truncated", "42 (java) S 1 1 1", pidStat{}, true},
-		{"cut off after the name", "42 (java)", pidStat{}, true},           // procfs v0.23.0 panics; guarded
-		{"no space after the name", "42 (java)XS" + tail, pidStat{}, true}, // procfs reads S, skipping X
+		{"cut off after the name", "42 (java)", pidStat{}, true},                          // procfs v0.23.0 panics; guarded
+		{"no space after the name", "42 (java)XS" + tail, pidStat{}, true},                // procfs reads S, skipping X
 		{"a space and a newline after the name", "42 (java) \nS" + tail, pidStat{}, true}, // procfs skips the newline
 		{"bad utime", "42 (java) S 1 1 1 0 -1 4194304 10 0 0 0 x 50 0 0 20 0 37 0 12345 1000000 2048 0", pidStat{}, true},
 		{"empty", "", pidStat{}, true},

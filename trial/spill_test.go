@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plimsoll/plimsoll/internal/memtest"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/probe"
 	"github.com/plimsoll/plimsoll/results"
@@ -110,9 +111,9 @@ func TestTrialSoak(t *testing.T) {
 		}
 		return s
 	}
-	before := liveHeap()
+	before := memtest.LiveHeap()
 	inMemory := series(probe.Spill{}, 3600, func(int) {})
-	if grown := liveHeap() - before; grown < 5<<20 {
+	if grown := memtest.LiveHeap() - before; grown < 5<<20 {
 		t.Fatalf("an hour held in memory grew the heap by %d bytes: the copies share their memory, and the soak would show nothing", grown)
 	}
 	runtime.KeepAlive(inMemory)
@@ -120,16 +121,16 @@ func TestTrialSoak(t *testing.T) {
 	var firstHour int64
 	s := series(probe.Spill{Dir: t.TempDir(), Keep: keep}, hours*3600, func(sec int) {
 		if sec == 3600 {
-			firstHour = liveHeap()
+			firstHour = memtest.LiveHeap()
 		}
 	})
 	defer s.Close()
-	sixthHour := liveHeap()
+	sixthHour := memtest.LiveHeap()
 	lr := &loadgen.Result{RunID: "soak", TargetMsgsPerSec: 1000, ProducedMsgsPerSec: 1000}
 	lr.Window.Start, lr.Window.MeasuredSeconds = base.Add((hours*3600-120)*time.Second), 120
 	lr.Config.NumCPU, lr.Config.GOMAXPROCS, lr.Config.ReplicationFactor = 2, 2, 3
 	tr := judge(lr, s, Config{Criteria: verdict.DefaultCriteria()}, "4.1.0", nil)
-	judged := liveHeap()
+	judged := memtest.LiveHeap()
 	if s.Len() != hours*3600 || len(s.Samples) != keep || tr.USE == nil || tr.USE.Samples < 115 || s.Err() != nil {
 		t.Fatalf("%d samples, %d in memory (want %d of %d), USE %v, err %v", s.Len(), len(s.Samples), keep, hours*3600, tr.USE, s.Err())
 	}
@@ -137,14 +138,6 @@ func TestTrialSoak(t *testing.T) {
 	if sixthHour-firstHour > 1<<20 || judged-firstHour > 1<<20 {
 		t.Errorf("the live heap grew %d bytes from the first hour to the sixth, %d to after judging", sixthHour-firstHour, judged-firstHour)
 	}
-}
-
-// liveHeap is the heap in use after a collection.
-func liveHeap() int64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return int64(m.HeapAlloc)
 }
 
 // cloneSample copies x's host, broker and metadata parts at a new start: a sample with memory of

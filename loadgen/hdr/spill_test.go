@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plimsoll/plimsoll/internal/memtest"
 )
 
 // logOf adds secs seconds of three intervals from second 0.
@@ -70,10 +72,10 @@ func TestIntervalLogSoak(t *testing.T) {
 			}
 		}
 	}
-	before := liveHeap()
+	before := memtest.LiveHeap()
 	mem := &IntervalLog{}
 	hour(mem, 0)
-	grownMem := liveHeap() - before
+	grownMem := memtest.LiveHeap() - before
 	if grownMem < 2<<20 {
 		t.Fatalf("an hour held in memory grew the heap by %d bytes only", grownMem)
 	}
@@ -85,10 +87,10 @@ func TestIntervalLogSoak(t *testing.T) {
 	for h := range hours {
 		hour(l, h)
 		if h == 0 {
-			first = liveHeap()
+			first = memtest.LiveHeap()
 		}
 	}
-	grown := liveHeap() - first
+	grown := memtest.LiveHeap() - first
 	t.Logf("an hour in memory: %d B of live heap; spilled, from the first hour to the sixth: %d B", grownMem, grown)
 	if len(l.tail.Held) != DefaultSpillKeep || l.Err() != nil || grown > 1<<20 {
 		t.Errorf("%d intervals held (want %d), err %v, the live heap grew %d bytes from the first hour to the sixth", len(l.tail.Held), DefaultSpillKeep, l.Err(), grown)
@@ -115,13 +117,6 @@ func recordedIntervals(t testing.TB) []Interval {
 		out = append(out, Interval{Tag: iv.Tag, Hist: e})
 	}
 	return out
-}
-
-func liveHeap() int64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return int64(m.HeapAlloc)
 }
 
 // logOfFrom adds secs seconds of three intervals, each of its own values, from second from.
