@@ -208,7 +208,7 @@ func fillLatency(res *Result, col *collector) {
 		ScheduleDelay: col.sched.Percentiles(), AckWait: col.ack.Percentiles(),
 	}
 	res.Timeline = col.timeline
-	for _, err := range []error{col.spillErr, col.logErr} {
+	for _, err := range []error{col.timelineErr, col.logErr} {
 		if err != nil {
 			res.Notes = append(res.Notes, err.Error())
 		}

@@ -28,9 +28,9 @@ type collector struct {
 
 	last     counters
 	timeline Timeline
-	// spillErr is why the timeline stopped spilling, if it did, and logErr the first error
+	// timelineErr is why the timeline stopped spilling, if it did, and logErr the first error
 	// adding to the interval log (its spill failing): notes of the result.
-	spillErr, logErr error
+	timelineErr, logErr error
 	log              hdr.IntervalLog // this run's seconds, for histograms.hlog
 	maxFlight        int64
 	liveBuf          Live // handed to Options.Live each second
@@ -155,7 +155,7 @@ func (c *collector) tick(now int64, phase string) Second {
 		h.Reset()
 	}
 	if err := c.timeline.Add(s); err != nil {
-		c.spillErr = err
+		c.timelineErr = err
 	}
 	c.last = k
 	return s

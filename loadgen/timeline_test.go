@@ -195,9 +195,9 @@ func TestTimelineSoak(t *testing.T) {
 	}
 	grown := memtest.LiveHeap() - first
 	t.Logf("an hour in memory: %d B of live heap; spilled, from the first hour to the sixth: %d B", grownMem, grown)
-	if col.timeline.Len() != hours*3600 || len(col.timeline.rows.Held) != DefaultSpillKeep || col.spillErr != nil || grown > 256<<10 {
+	if col.timeline.Len() != hours*3600 || len(col.timeline.rows.Held) != DefaultSpillKeep || col.timelineErr != nil || grown > 256<<10 {
 		t.Errorf("%d rows, %d held (want %d), spill error %v, the live heap grew %d bytes from the first hour to the sixth",
-			col.timeline.Len(), len(col.timeline.rows.Held), DefaultSpillKeep, col.spillErr, grown)
+			col.timeline.Len(), len(col.timeline.rows.Held), DefaultSpillKeep, col.timelineErr, grown)
 	}
 }
 
