@@ -31,9 +31,9 @@ type collector struct {
 	// timelineErr is why the timeline stopped spilling, if it did, and logErr the first error
 	// adding to the interval log (its spill failing): notes of the result.
 	timelineErr, logErr error
-	log              hdr.IntervalLog // this run's seconds, for histograms.hlog
-	maxFlight        int64
-	liveBuf          Live // handed to Options.Live each second
+	log                 hdr.IntervalLog // this run's seconds, for histograms.hlog
+	maxFlight           int64
+	liveBuf             Live // handed to Options.Live each second
 }
 
 // counters are cumulative counts read at an instant.
