@@ -16,7 +16,9 @@ import (
 // real recorded run (omb/testdata/run/result.json, 49 seconds) with three seconds marked by a
 // fault whose spec holds characters JSON escapes as HTML (markFault): result.json and
 // timeline.csv (WriteTrialDir) and the record's line in results.jsonl (Writer.Append at
-// 2026-11-27T01:00:00Z).
+// 2026-11-27T01:00:00Z). Since then the verdict's criteria gained host_squeeze_share, which
+// the recorded run's verdict decodes as 0: the files hold that field and are otherwise as
+// 1774dcd wrote them.
 var oldFiles = filepath.Join("testdata", "timeline-1774dcd")
 
 // markFault marks the seconds at indices 10-12 of rows as fault.Measure would.

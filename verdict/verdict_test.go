@@ -68,6 +68,15 @@ func starved(s *probe.Series, wait, cpu float64) *probe.Series {
 	return s
 }
 
+// burstyRun is a run on target whose generator fell a little behind (p99 schedule delay 54 ms,
+// max 89) using 0.14 of the host's 2 cores.
+func burstyRun() *loadgen.Result {
+	r := run(17220, 17220, 20)
+	r.Client.MaxScheduleDelayMs, r.Latency.ScheduleDelay.P99 = 89, 54
+	r.Client.CPUShare = 0.07
+	return r
+}
+
 // withHost adds host samples: the host's busy share and the brokers' JVM CPU (cores, summed).
 func withHost(s *probe.Series, busy, brokerCores float64) *probe.Series {
 	for i := range s.Samples {
@@ -141,6 +150,22 @@ func TestJudge(t *testing.T) {
 			r.Latency.ScheduleDelay.P99 = 300
 			return r
 		}(), Series: starved(withHost(series(20, nil), 0.5, 0.6), 0.4, 0.3)}, want: Invalid, reasons: []string{CritClientBound}},
+		// TestNICVerdicts' message-overhead trial (100 B at 17,220 msgs/s near the NICs' limit):
+		// the host 73% busy on average, the brokers 1.29 cores, plimsoll 0.14 whose threads
+		// waited 0.29 s per second for a CPU: the brokers' bursts, not the generator.
+		{name: "behind-host-bursts", in: Input{Run: burstyRun(), Series: starved(withHost(series(20, nil), 0.73, 1.29), 0.29, 0.15)},
+			want: Overloaded, reasons: []string{CritHostCPU}},
+		{name: "behind-host-bursts-criterion-off", in: Input{Run: burstyRun(), Series: starved(withHost(series(20, nil), 0.73, 1.29), 0.29, 0.15)},
+			crit: func(c *Criteria) { c.HostSqueezeShare = 0 }, want: Invalid, reasons: []string{CritClientBound}, bottle: "plimsoll"},
+		// The same generator, not starved: timer jitter, judged on the cluster's criteria.
+		{name: "behind-host-bursts-not-starved", in: Input{Run: burstyRun(), Series: starved(withHost(series(20, nil), 0.73, 1.29), 0.05, 0.15)},
+			want: OK},
+		// A generator using a third of the CPU it and the brokers used is not squeezed by them.
+		{name: "behind-host-busy-generator", in: Input{Run: func() *loadgen.Result {
+			r := burstyRun()
+			r.Client.CPUShare = 0.3 // 0.6 cores beside the brokers' 1.29: a share of 0.32
+			return r
+		}(), Series: starved(withHost(series(20, nil), 0.73, 1.29), 0.5, 0.6)}, want: Invalid, reasons: []string{CritClientBound}},
 		// The demo's case: a late tail on a busy host while plimsoll hardly waited for a CPU.
 		{name: "late-without-cpu-wait-is-jitter", in: Input{Run: func() *loadgen.Result {
 			r := run(10400, 10390, 20)

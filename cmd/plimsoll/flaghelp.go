@@ -30,7 +30,7 @@ var flagArgs = map[string]string{
 	"min-handler-idle": "FRACTION", "max-isr-share": "FRACTION", "client-max-schedule-delay": "DURATION", "client-max-schedule-delay-ms": "MS",
 	"client-max-cpu": "FRACTION", "client-max-late": "DURATION", "client-max-late-ms": "MS", "client-starved-wait": "SECONDS",
 	"client-min-wait": "SECONDS", "client-sched-p99": "DURATION", "client-sched-p99-ms": "MS", "max-buffer-full-share": "FRACTION",
-	"host-busy": "FRACTION", "host-ours-share": "FRACTION", "min-bottleneck-utilisation": "FRACTION",
+	"host-busy": "FRACTION", "host-ours-share": "FRACTION", "host-squeeze-share": "FRACTION", "min-bottleneck-utilisation": "FRACTION",
 	"link-drops-per-sec": "N", "link-retrans-per-sec": "N", "client-window-share": "FRACTION",
 	"client-full-batch-share": "FRACTION", "fault-max-recovery": "DURATION", "silent-broker": "DURATION", "fault": "SPEC",
 	// run, limit, compare, cluster

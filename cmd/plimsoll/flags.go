@@ -320,6 +320,7 @@ func addCriteriaFlags(fs *pflag.FlagSet) *verdict.Criteria {
 	fs.Float64Var(&c.MaxBufferFullShare, "max-buffer-full-share", c.MaxBufferFullShare, "a late generator that waited for buffer space more than this share of the window was held back by the cluster, not short of CPU")
 	fs.Float64Var(&c.HostBusy, "host-busy", c.HostBusy, "a co-located host busier than this share is saturated: by the brokers (overloaded) or by other processes (invalid); 0 = off")
 	fs.Float64Var(&c.HostOursShare, "host-ours-share", c.HostOursShare, "a saturated host is busy with other processes when the brokers and plimsoll use less than this share of its busy cores")
+	fs.Float64Var(&c.HostSqueezeShare, "host-squeeze-share", c.HostSqueezeShare, "a co-located generator behind its schedule, its threads starved for a CPU while it used at most this share of the CPU it and the brokers used, was squeezed by the brokers (overloaded, host-cpu), not client-bound; 0 = off")
 	fs.Float64Var(&c.MinBottleneckUtil, "min-bottleneck-utilisation", c.MinBottleneckUtil, "never name a resource below this share of its capacity the bottleneck (the bottleneck is then unknown)")
 	fs.Float64Var(&c.LinkDropsPerSec, "link-drops-per-sec", c.LinkDropsPerSec, "in an overloaded trial, an emulated link whose shaper drops at least this many packets/s is the bottleneck (0 = off)")
 	fs.Float64Var(&c.LinkRetransPerSec, "link-retrans-per-sec", c.LinkRetransPerSec, "... or out of whose broker TCP retransmits at least this many segments/s (0 = off)")
@@ -334,7 +335,7 @@ func checkCriteria(c *verdict.Criteria) error {
 		v    float64
 	}{{"--min-achieved", c.MinAchieved}, {"--max-lag-growth", c.MaxLagGrowth}, {"--min-replicated", c.MinReplicated}, {"--min-handler-idle", c.MinHandlerIdle},
 		{"--max-isr-share", c.MaxISRShare}, {"--client-max-cpu", c.ClientMaxCPU}, {"--max-buffer-full-share", c.MaxBufferFullShare},
-		{"--host-busy", c.HostBusy}, {"--host-ours-share", c.HostOursShare}, {"--min-bottleneck-utilisation", c.MinBottleneckUtil},
+		{"--host-busy", c.HostBusy}, {"--host-ours-share", c.HostOursShare}, {"--host-squeeze-share", c.HostSqueezeShare}, {"--min-bottleneck-utilisation", c.MinBottleneckUtil},
 		{"--client-window-share", c.ClientWindowShare}, {"--client-full-batch-share", c.ClientFullBatchShare}} {
 		if f.v < 0 || f.v > 1 {
 			return usageErrf("%s %v: give a share between 0 and 1 (0 switches the criterion off)", f.name, f.v)
