@@ -131,8 +131,9 @@ func (s Spec) resources() (corev1.ResourceRequirements, error) {
 	if r.Limits, err = s.Limits.list("limits"); err != nil {
 		return r, err
 	}
-	for name, req := range r.Requests {
-		if lim, ok := r.Limits[name]; ok && req.Cmp(lim) > 0 {
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		req, ok := r.Requests[name]
+		if lim, limited := r.Limits[name]; ok && limited && req.Cmp(lim) > 0 {
 			return r, fmt.Errorf("requests.%s %s is above limits.%s %s: request at most the limit", name, req.String(), name, lim.String())
 		}
 	}

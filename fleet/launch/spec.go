@@ -216,6 +216,8 @@ func (s Spec) checkTimes() error {
 		return fmt.Errorf("duration %s: give the run's expected duration (its warm-up, measurement and drain, or the whole search), e.g. 30m", s.Duration)
 	case s.Margin < 0:
 		return fmt.Errorf("margin %s: give a positive margin, or zero for %s", s.Margin, DefaultMargin)
+	case s.Duration > math.MaxInt64-max(s.Margin, DefaultMargin):
+		return fmt.Errorf("duration %s and margin %s: their sum overflows; give a run's real duration", s.Duration, s.Margin)
 	case s.TTL < 0 || s.TTL > math.MaxInt32*time.Second:
 		return fmt.Errorf("ttl %s: give a positive time of at most %d seconds, or zero for %s", s.TTL, math.MaxInt32, DefaultTTL)
 	}

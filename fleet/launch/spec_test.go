@@ -2,6 +2,7 @@ package launch
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +40,8 @@ func TestValidateRefuses(t *testing.T) {
 		{"request above limit", func(s *Spec) { s.Requests.Memory = "4Gi" }, "requests.memory 4Gi is above limits.memory 2Gi"},
 		{"no duration", func(s *Spec) { s.Duration = 0 }, "duration 0s: give the run's expected duration"},
 		{"negative margin", func(s *Spec) { s.Margin = -time.Second }, "margin -1s"},
+		{"duration overflowing with the margin", func(s *Spec) { s.Duration = math.MaxInt64 - time.Minute }, "their sum overflows"},
+		{"cpu request above limit", func(s *Spec) { s.Requests.CPU = "2500m" }, "requests.cpu 2500m is above limits.cpu 2"},
 		{"negative ttl", func(s *Spec) { s.TTL = -time.Second }, "ttl -1s"},
 		{"ttl beyond int32 seconds", func(s *Spec) { s.TTL = 1 << 62 }, "ttl "},
 	} {
