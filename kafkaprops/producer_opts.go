@@ -35,7 +35,7 @@ func (p *Producer) Opts() []kgo.Opt {
 		kgo.RecordDeliveryTimeout(p.DeliveryTimeout),
 		kgo.RecordRetries(p.Retries),
 		kgo.RetryBackoffFn(javaBackoff(p.RetryBackoff, p.RetryBackoffMax)),
-		kgo.RecordPartitioner(p.partitioner()),
+		kgo.RecordPartitioner(p.KgoPartitioner()),
 	)
 	o = append(o, ageOpts(p.MetadataMaxAge, p.ConnIdle)...)
 	if p.ClientID != "" {
@@ -107,7 +107,9 @@ func javaBackoff(base, maxB time.Duration) func(int) time.Duration {
 	}
 }
 
-func (p *Producer) partitioner() kgo.Partitioner {
+// KgoPartitioner is partitioner.class as a franz-go partitioner (the one Opts sets): a run that
+// writes to some partitions only wraps it.
+func (p *Producer) KgoPartitioner() kgo.Partitioner {
 	switch p.Partitioner {
 	case "org.apache.kafka.clients.producer.RoundRobinPartitioner":
 		return kgo.RoundRobinPartitioner()

@@ -10,13 +10,14 @@ import (
 )
 
 // groupProgress returns how many acknowledged messages group g has not seen and whether it has
-// read to the end of every partition (end offsets taken after the producers stopped).
+// read to the end of every partition of the share (end offsets taken after the producers
+// stopped).
 func (r *runner) groupProgress(g *group, prods []*producer, ends map[string]map[int32]int64) (missing uint64, atEnd bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for i, p := range prods {
+	for _, p := range prods {
 		// producers have stopped: their unacknowledged sets and sequence counts are final
-		missing += g.ledger.Missing(i, &p.unacked, 0, p.pacer.Next())
+		missing += g.ledger.Missing(int(p.id), &p.unacked, 0, p.pacer.Next())
 	}
 	if ends == nil {
 		return missing, false
@@ -24,6 +25,9 @@ func (r *runner) groupProgress(g *group, prods []*producer, ends map[string]map[
 	atEnd = true
 	for ti, t := range r.topics {
 		for part, end := range ends[t] {
+			if !r.share.Partitions.Contains(int(part)) {
+				continue // another process's partition, which this one neither writes nor reads
+			}
 			idx := ti*r.partitions + int(part)
 			if idx < g.ledger.Partitions() && end > 0 && g.ledger.ReadTo(idx) < end-1 {
 				atEnd = false
@@ -110,7 +114,7 @@ func (r *runner) fill(res *Result, col *collector, prods []*producer, groups []*
 		Spec: spec, ClientProps: r.clients.Effective(),
 		Bootstrap: r.tgt.Bootstrap, Brokers: r.brokers, Topics: r.topics, Partitions: r.partitions,
 		ReplicationFactor: r.rf, TopicConfigs: r.topicConfigs, Groups: r.groupNames,
-		ProducerClients: len(prods), ConsumerClients: len(groups) * spec.ConsumersPerGroup,
+		ProducerClients: len(prods), ConsumerClients: len(groups) * r.share.Consumers.Len(),
 		Payload: r.payloads.info, KeyBytes: r.keys.size(),
 		GoVersion: runtime.Version(), FranzGoVersion: moduleVersion("github.com/twmb/franz-go"),
 		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(),
@@ -137,7 +141,7 @@ func (r *runner) fillRates(res *Result, st *execState) {
 		res.Arrived = ArrivedRates{AckedMsgsPerSec: float64(st.endK.acked-st.startK.acked) / arrivalSecs,
 			ConsumedMsgsPerSec: float64(st.endK.consumed-st.startK.consumed) / arrivalSecs}
 	}
-	res.TargetMsgsPerSec = r.spec.Rate
+	res.TargetMsgsPerSec = r.share.rate(r.spec)
 	res.SentMsgsPerSec = per(res.Counts.Sent)
 	res.ProducedMsgsPerSec = math.Min(per(res.Counts.Acked), res.Arrived.AckedMsgsPerSec)
 	res.ProducedBytesPerSec = res.ProducedMsgsPerSec * float64(r.payloads.size)
@@ -180,14 +184,14 @@ func groupResult(g *group, prods []*producer, caughtUp bool) (GroupResult, Count
 		}
 		dst.Consumed, dst.Duplicated, dst.Redelivered, dst.OutOfOrder = c.Consumed, c.Duplicated, c.Redelivered, c.OutOfOrder
 	}
-	for i, p := range prods {
+	for _, p := range prods {
 		sent := p.pacer.Next()
 		first := sent
 		if p.measSeen {
 			first = p.firstMeasSeq
 		}
-		m := int64(g.ledger.Missing(i, &p.unacked, first, sent))
-		x := int64(g.ledger.Missing(i, &p.unacked, 0, first))
+		m := int64(g.ledger.Missing(int(p.id), &p.unacked, first, sent))
+		x := int64(g.ledger.Missing(int(p.id), &p.unacked, 0, first))
 		if caughtUp {
 			gr.Counts.Lost += m
 			excl.Lost += x

@@ -13,7 +13,7 @@ import (
 // TestGroupProgress: a group is done when it saw every acknowledged message, or when it read to
 // the end of every partition (what it did not see is then lost, not late).
 func TestGroupProgress(t *testing.T) {
-	r := &runner{topics: []string{"a"}, partitions: 2}
+	r := &runner{topics: []string{"a"}, partitions: 2, share: Share{Partitions: Range{Lo: 0, Hi: 2}}}
 	p := testProducer(t, 4)
 	p.pacer.Advance(4) // sequences 0..3 sent
 	p.unacked.Add(3)   // 3 failed
@@ -57,7 +57,7 @@ func rateRun(t *testing.T) (*producer, *fakeClock, *runner, *execution) {
 	p := testProducer(t, 4096)
 	p.run.measureStart.Store(sec)
 	p.run.measureEnd.Store(2 * sec)
-	r := &runner{spec: workload.Spec{Rate: 1000}, payloads: p.payloads}
+	r := &runner{spec: workload.Spec{Rate: 1000, Producers: 1}, payloads: p.payloads, share: Share{Producers: Range{Lo: 0, Hi: 1}}}
 	x := &execution{run: p.run, c: &clients{prods: []*producer{p}},
 		col: newCollector(p.run, []*producer{p}, nil, nil, p.payloads.size, 1000, 0)}
 	return p, p.run.clock.(*fakeClock), r, x

@@ -34,6 +34,12 @@ type collector struct {
 	log                 hdr.IntervalLog // this run's seconds, for histograms.hlog
 	maxFlight           int64
 	liveBuf             Live // handed to Options.Live each second
+
+	// feeding: build a FeedSecond each second (Options.Feed.Second set); fed is the last one
+	// built, nil when the second's histograms could not be encoded; fedIndex its Index.
+	feeding  bool
+	fed      *FeedSecond
+	fedIndex int
 }
 
 // counters are cumulative counts read at an instant.
@@ -126,6 +132,7 @@ func (c *collector) tick(now int64, phase string) Second {
 		flight += p.inFlight()
 	}
 	c.maxFlight = max(c.maxFlight, flight)
+	backlogs := c.backlogs(k.acked)
 	s := Second{
 		T:                   float64(now-c.base) / 1e9,
 		Phase:               phase,
@@ -141,24 +148,46 @@ func (c *collector) tick(now int64, phase string) Second {
 		ScheduleDelay:       secondLatency(c.sSched),
 		BufferFullMs:        float64(k.fullNs-c.last.fullNs) / 1e6,
 		InFlight:            flight,
-		BacklogMsgs:         c.backlog(k.acked),
+		BacklogMsgs:         largest(backlogs),
 		CPUShare:            (k.cpu - c.last.cpu) / dt / float64(runtime.NumCPU()),
 	}
 	s.WindowShare, s.FullBatchShare, _ = windowSignals(c.last, k)
-	startMs, endMs := (c.last.t-c.base)/1e6, (now-c.base)/1e6
-	for i, h := range []*hdr.Hist{c.sPub, c.sE2e, c.sSched} {
-		// A spill that cannot be written keeps the intervals in memory; an encoding error
-		// leaves a second out of the log. Either is noted once.
-		if err := c.log.Add(intervalTags[i], startMs, endMs, h); err != nil && c.logErr == nil {
-			c.logErr = err
-		}
-		h.Reset()
+	hists, ok := c.logSecond((c.last.t-c.base)/1e6, (now-c.base)/1e6)
+	c.fed = nil
+	if c.feeding && ok {
+		fs := c.feedSecond(k, flight, backlogs, hists)
+		fs.Phase = phase
+		c.fed = &fs
 	}
 	if err := c.timeline.Add(s); err != nil {
 		c.timelineErr = err
 	}
 	c.last = k
 	return s
+}
+
+// logSecond adds this second's histograms to the interval log and resets them. Each is encoded
+// once, for the log and, when feeding, for the feed (an empty one too); ok is false if one
+// could not be: it is then left out of the log, and the first error is noted (as a spill that
+// cannot be written, which keeps the intervals in memory).
+func (c *collector) logSecond(startMs, endMs int64) (hists [3]hdr.Encoded, ok bool) {
+	ok = true
+	for i, h := range []*hdr.Hist{c.sPub, c.sE2e, c.sSched} {
+		empty := h.HDR().TotalCount() == 0
+		var err error
+		if !empty || c.feeding {
+			hists[i], err = h.Encode()
+			ok = ok && err == nil
+		}
+		if err == nil && !empty {
+			err = c.log.AddEncoded(intervalTags[i], startMs, endMs, hists[i])
+		}
+		if err != nil && c.logErr == nil {
+			c.logErr = err
+		}
+		h.Reset()
+	}
+	return hists, ok
 }
 
 func secondLatency(h *hdr.Hist) SecondLatency {
@@ -171,15 +200,27 @@ func secondLatency(h *hdr.Hist) SecondLatency {
 }
 
 // backlog is the largest number of acknowledged messages a group has not consumed.
-func (c *collector) backlog(acked int64) int64 {
-	var worst int64
-	for _, g := range c.groups {
+func (c *collector) backlog(acked int64) int64 { return largest(c.backlogs(acked)) }
+
+// largest is the largest of vs, 0 when there are none.
+func largest(vs []int64) int64 {
+	var m int64
+	for _, v := range vs {
+		m = max(m, v)
+	}
+	return m
+}
+
+// backlogs are the acknowledged messages each group has not consumed.
+func (c *collector) backlogs(acked int64) []int64 {
+	bs := make([]int64, len(c.groups))
+	for i, g := range c.groups {
 		g.mu.Lock()
 		seen := g.ledger.Seen()
 		g.mu.Unlock()
-		worst = max(worst, acked-int64(seen))
+		bs[i] = acked - int64(seen)
 	}
-	return worst
+	return bs
 }
 
 // errorCounts gathers the distinct errors the workers saw.

@@ -18,6 +18,7 @@ type runState struct {
 	wallBase  int64 // Unix ns at the clock's zero, for record timestamps
 	seed      uint64
 	producers int
+	own       Range // the producers whose messages count (a share's; all of them otherwise)
 	tick      int64 // least time a producer sleeps, ns (Options.PacingTick)
 	// measureStart: messages intended at or after it are measured, earlier ones excluded
 	// (warm-up, backlog building). math.MaxInt64 until known.
@@ -27,7 +28,7 @@ type runState struct {
 }
 
 func newRunState(clk pace.Clock, wallBase int64, seed uint64, producers int) *runState {
-	s := &runState{clock: clk, wallBase: wallBase, seed: seed, producers: producers}
+	s := &runState{clock: clk, wallBase: wallBase, seed: seed, producers: producers, own: Range{0, producers}}
 	s.measureStart.Store(math.MaxInt64)
 	s.measureEnd.Store(math.MaxInt64)
 	return s
@@ -53,6 +54,7 @@ type group struct {
 	mu       sync.Mutex
 	ledger   *ledger.Group
 	assigned atomic.Int64 // partitions currently assigned across members
+	stray    atomic.Int64 // of those, another process's (outside the share's partitions)
 }
 
 // consumer is one member of a group.
@@ -66,15 +68,21 @@ type consumer struct {
 	mu          sync.Mutex
 	e2e         [2]*hdr.Hist // end-to-end latency (intended -> consumed), by phase; drained by the collector
 	consumedAll atomic.Int64
-	assigned    atomic.Int64 // partitions assigned to this member
+	assigned    atomic.Int64 // partitions assigned to this member, the share's
+	stray       atomic.Int64 // partitions of another process assigned to this member
 	fetchErrs   errorTally
 }
 
-// assign applies an assignment change of n partitions (negative: revoked or lost).
-func (c *consumer) assign(n int64) {
+// assign adds n partitions of the share's and stray ones of another process's to the member.
+func (c *consumer) assign(n, stray int64) {
 	c.assigned.Add(n)
 	c.g.assigned.Add(n)
+	c.stray.Add(stray)
+	c.g.stray.Add(stray)
 }
+
+// unassign takes partitions revoked or lost from the member.
+func (c *consumer) unassign(n, stray int64) { c.assign(-n, -stray) }
 
 func newConsumer(run *runState, g *group, partBase map[string]int, pollLimit int) *consumer {
 	return &consumer{run: run, g: g, partBase: partBase, pollLimit: pollLimit, e2e: [2]*hdr.Hist{hdr.New(), hdr.New()}}
@@ -155,6 +163,12 @@ func (c *consumer) records(part int, recs []*kgo.Record, now int64) int64 {
 			} else {
 				l.Foreign++
 			}
+			l.Skip(part, r.Offset)
+			r.Recycle()
+			continue
+		}
+		if !c.run.own.Contains(int(st.Producer)) { // another process's producer: never in a share run
+			l.Foreign++
 			l.Skip(part, r.Offset)
 			r.Recycle()
 			continue

@@ -42,6 +42,16 @@
 // it stands (the second, the counts by window, the measured histograms so far), for a live view
 // such as plimsoll's Prometheus endpoint; both are read on the run's own goroutine.
 //
+// A run with Options.Share is one worker's share of a run spread over several processes
+// (package fleet, docs/workers.md): the producers of its global indices, each as in a single
+// process, writing only to its partitions of each topic (keys hashed over them), its consumers
+// joining each group with the balancer it is given, so that they read only those partitions,
+// and the schedule starting at the share's absolute start. Its topics exist already (the
+// coordinator creates and deletes them): it neither refuses their prefix nor creates nor deletes
+// anything. Each group's ledger counts the share's producers only. Options.Feed hands out what
+// the worker publishes: each second's counters and encoded interval histograms (the interval
+// log's encodings, made once), and after the drain the window's counts, histograms and ledgers.
+//
 // A run with Options.SpillDir holds only the latest ten minutes of its timeline rows (Timeline)
 // and interval histograms (hdr.IntervalLog) in memory; the earlier ones are appended to spill
 // files with no name in the directory (internal/spill) and read back through Timeline.All and

@@ -67,26 +67,17 @@ func (c *clients) closeProducers() {
 	c.prods = nil
 }
 
-// startConsumers creates every group's members and starts polling; the caller waits for the
-// assignment before producing.
+// startConsumers creates every group's members (the share's) and starts polling; the caller
+// waits for the assignment before producing.
 func (r *runner) startConsumers(ctx context.Context, run *runState, c *clients, totalParts int, partBase map[string]int) error {
 	cctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	c.stop = stop
 	for gi, name := range r.groupNames {
 		g := &group{name: name, ledger: ledger.NewGroup(totalParts, r.spec.Producers)}
 		c.groups = append(c.groups, g)
-		for ci := range r.spec.ConsumersPerGroup {
+		for ci := r.share.Consumers.Lo; ci < r.share.Consumers.Hi; ci++ {
 			cn := newConsumer(run, g, partBase, r.clients.Consumer.PollLimit)
-			o := append(append([]kgo.Opt{}, r.base...), r.clients.Consumer.Opts()...)
-			o = append(o, poolOpts()...)
-			o = append(o, kgo.ConsumerGroup(name), kgo.ConsumeTopics(r.topics...),
-				kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cn.assign(countParts(m)) }),
-				kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cn.assign(-countParts(m)) }),
-				kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cn.assign(-countParts(m)) }))
-			if r.clients.Consumer.ClientID == "" {
-				o = append(o, kgo.ClientID(fmt.Sprintf("plimsoll-%s-g%d-c%d", r.opts.RunID, gi, ci)))
-			}
-			cl, err := kgo.NewClient(o...)
+			cl, err := kgo.NewClient(r.consumerOpts(cn, name, gi, ci)...)
 			if err != nil {
 				return fmt.Errorf("%w: consumer client: %w", ErrSetup, err)
 			}
@@ -96,7 +87,8 @@ func (r *runner) startConsumers(ctx context.Context, run *runState, c *clients, 
 			go func() { defer c.consWG.Done(); cn.loop(cctx) }()
 		}
 	}
-	if err := waitAssigned(ctx, c.groups, c.cons, totalParts, r.opts.SetupTimeout); err != nil {
+	own := r.share.Partitions.Len() * len(r.topics)
+	if err := waitAssigned(ctx, c.groups, c.cons, own, r.opts.SetupTimeout); err != nil {
 		if ctx.Err() == nil {
 			err = r.withSilent(ctx, err)
 		}
@@ -105,17 +97,33 @@ func (r *runner) startConsumers(ctx context.Context, run *runState, c *clients, 
 	return nil
 }
 
-// startProducers creates the producers: the total rate split evenly, each offset by 1/rate
-// from the previous one so that together they follow one evenly spaced schedule from t0.
+// consumerOpts are the options of consumer ci of group gi (global indices): the run's, the
+// consumer configuration's, the record pools, the group, and the share's balancer if any.
+func (r *runner) consumerOpts(cn *consumer, name string, gi, ci int) []kgo.Opt {
+	own := r.share.Partitions
+	o := append(append([]kgo.Opt{}, r.base...), r.clients.Consumer.Opts()...)
+	o = append(o, poolOpts()...)
+	o = append(o, kgo.ConsumerGroup(name), kgo.ConsumeTopics(r.topics...),
+		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cn.assign(countParts(m, own)) }),
+		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cn.unassign(countParts(m, own)) }),
+		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cn.unassign(countParts(m, own)) }))
+	if r.opts.Share != nil {
+		o = append(o, kgo.Balancers(r.share.Balancer))
+	}
+	if r.clients.Consumer.ClientID == "" {
+		o = append(o, kgo.ClientID(fmt.Sprintf("plimsoll-%s-g%d-c%d", r.opts.RunID, gi, ci)))
+	}
+	return o
+}
+
+// newProducers creates the share's producers: each runs at the whole rate's share of one
+// producer, offset by 1/rate from the previous one, so that together the whole workload's
+// producers follow one evenly spaced schedule from t0.
 func (r *runner) newProducers(run *runState, c *clients, t0 int64) error {
 	n := r.spec.Producers
-	for i := range n {
-		o := append(append([]kgo.Opt{}, r.base...), r.clients.Producer.Opts()...)
-		if r.clients.Producer.ClientID == "" {
-			o = append(o, kgo.ClientID(fmt.Sprintf("plimsoll-%s-p%d", r.opts.RunID, i)))
-		}
+	for i := r.share.Producers.Lo; i < r.share.Producers.Hi; i++ {
 		win := r.windowMeter()
-		cl, err := kgo.NewClient(append(o, kgo.WithHooks(win))...)
+		cl, err := kgo.NewClient(append(r.producerOpts(i), kgo.WithHooks(win))...)
 		if err != nil {
 			return fmt.Errorf("%w: producer client: %w", ErrSetup, err)
 		}
@@ -128,6 +136,19 @@ func (r *runner) newProducers(run *runState, c *clients, t0 int64) error {
 		c.prods = append(c.prods, p)
 	}
 	return nil
+}
+
+// producerOpts are the options of producer i (a global index): the run's, the producer
+// configuration's, and in a share run its partitioner restricted to the share's partitions.
+func (r *runner) producerOpts(i int) []kgo.Opt {
+	o := append(append([]kgo.Opt{}, r.base...), r.clients.Producer.Opts()...)
+	if r.opts.Share != nil {
+		o = append(o, kgo.RecordPartitioner(ownPartitions(r.clients.Producer.KgoPartitioner(), r.share.Partitions)))
+	}
+	if r.clients.Producer.ClientID == "" {
+		o = append(o, kgo.ClientID(fmt.Sprintf("plimsoll-%s-p%d", r.opts.RunID, i)))
+	}
+	return o
 }
 
 // runProducers starts every producer's loop; after it, a producer flushes (until the drain
@@ -176,7 +197,15 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 	st := &execState{phase: PhaseWarmup, drainedAt: -1, caughtUp: make([]bool, len(x.c.groups))}
 	runErr := r.phases(ctx, x, st)
 	r.stop(x, st)
-	return r.result(x, st, runErr), runErr
+	res := r.result(x, st, runErr)
+	if runErr == nil && r.opts.Feed.Final != nil {
+		f, err := feedFinal(res, x.c.groups)
+		if err != nil {
+			return res, err
+		}
+		r.opts.Feed.Final(f)
+	}
+	return res, runErr
 }
 
 // launch starts the consumers (and waits for their assignment), settles the topics, and starts
@@ -185,6 +214,7 @@ func (r *runner) launch(ctx context.Context) (*execution, error) {
 	spec, opts, clk := r.spec, r.opts, r.opts.Clock
 	x := &execution{wallBase: time.Now().UnixNano() - clk.Now(), c: &clients{}}
 	x.run = newRunState(clk, x.wallBase, opts.Seed, spec.Producers)
+	x.run.own = r.share.Producers
 	x.run.tick = int64(opts.PacingTick)
 	totalParts := r.partitions * len(r.topics)
 	partBase := make(map[string]int, len(r.topics))
@@ -201,7 +231,10 @@ func (r *runner) launch(ctx context.Context) (*execution, error) {
 		x.c.closeConsumers()
 		return nil, err
 	}
-	x.t0 = clk.Now() + int64(20*time.Millisecond)
+	if x.t0, err = r.start(x.wallBase); err != nil {
+		x.c.closeConsumers()
+		return nil, err
+	}
 	if err := r.newProducers(x.run, x.c, x.t0); err != nil {
 		x.c.closeProducers()
 		x.c.closeConsumers()
@@ -213,9 +246,10 @@ func (r *runner) launch(ctx context.Context) (*execution, error) {
 		x.run.measureStart.Store(x.warmEnd)
 		x.run.measureEnd.Store(x.warmEnd + int64(spec.Duration))
 	}
-	x.col = newCollector(x.run, x.c.prods, x.c.cons, x.c.groups, r.payloads.size, spec.Rate, x.t0)
+	x.col = newCollector(x.run, x.c.prods, x.c.cons, x.c.groups, r.payloads.size, r.share.rate(spec), x.t0)
 	x.col.log.Start = time.Unix(0, x.wallBase+x.t0)
 	x.col.log.SpillDir = opts.SpillDir
+	x.col.feeding = opts.Feed.Second != nil
 	if opts.SpillDir != "" {
 		x.col.timeline.SpillTo(opts.SpillDir, 0)
 	}
@@ -226,6 +260,16 @@ func (r *runner) launch(ctx context.Context) (*execution, error) {
 	x.stopProds = stopProds
 	x.prodsDone = r.runProducers(prodCtx, x.run, x.c)
 	return x, nil
+}
+
+// start is the clock time of the producers' start: shortly after now, or a share's absolute
+// start (an error if it has passed).
+func (r *runner) start(wallBase int64) (int64, error) {
+	now := r.opts.Clock.Now()
+	if r.opts.Share == nil {
+		return now + int64(20*time.Millisecond), nil
+	}
+	return startAt(r.opts.Share.Start, wallBase, now)
 }
 
 // stop ends the run: it takes the window's closing readings if the phases did not, stops the
@@ -252,16 +296,24 @@ func (r *runner) stop(x *execution, st *execState) {
 	}
 }
 
-func countParts(m map[string][]int32) int64 {
-	var n int64
+// countParts counts the partitions of an assignment change inside own and outside it (another
+// process's: a share's consumer must never be given one).
+func countParts(m map[string][]int32, own Range) (in, out int64) {
 	for _, ps := range m {
-		n += int64(len(ps))
+		for _, p := range ps {
+			if own.Contains(int(p)) {
+				in++
+			} else {
+				out++
+			}
+		}
 	}
-	return n
+	return in, out
 }
 
-// waitAssigned waits until every group has all partitions assigned and spread over as many
-// members as can have one, so that no rebalance is still under way when producing starts.
+// waitAssigned waits until every group has all total partitions (its own, in a share run)
+// assigned, none of another process's, spread over as many members as can have one, so that
+// no rebalance is still under way when producing starts.
 func waitAssigned(ctx context.Context, groups []*group, cons []*consumer, total int, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
@@ -276,8 +328,11 @@ func waitAssigned(ctx context.Context, groups []*group, cons []*consumer, total 
 					}
 				}
 			}
-			if n := g.assigned.Load(); n != int64(total) || busy < min(members, total) {
+			if n, stray := g.assigned.Load(), g.stray.Load(); n != int64(total) || stray != 0 || busy < min(members, total) {
 				pending = fmt.Sprintf("group %s has %d of %d partitions assigned, to %d of its %d members", g.name, n, total, busy, members)
+				if stray != 0 {
+					pending += fmt.Sprintf(", and %d partitions of another worker", stray)
+				}
 				break
 			}
 		}

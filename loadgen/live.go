@@ -43,12 +43,15 @@ func addLedger(dst *Counts, c ledger.Counts) {
 	dst.OutOfOrder += c.OutOfOrder
 }
 
-// report hands a closed second to Options.Progress and Options.Live.
+// report hands a closed second to Options.Progress, Options.Live and Options.Feed.Second.
 func (r *runner) report(x *execution, s Second) {
 	if r.opts.Progress != nil {
 		r.opts.Progress(s)
 	}
 	if r.opts.Live != nil {
 		r.opts.Live(x.col.live(r.opts.RunID, s))
+	}
+	if r.opts.Feed.Second != nil && x.col.fed != nil {
+		r.opts.Feed.Second(*x.col.fed)
 	}
 }

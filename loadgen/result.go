@@ -29,7 +29,7 @@ type Result struct {
 	// cannot make them exceed the target, and a cluster that falls behind, its backlog
 	// acknowledged only during the drain, cannot read as keeping up. The timeline's rates count
 	// by arrival, second by second.
-	TargetMsgsPerSec    float64 `json:"target_msgs_per_sec"`    // the spec's rate; 0 = as fast as possible
+	TargetMsgsPerSec    float64 `json:"target_msgs_per_sec"`    // the spec's rate (a share run's: its share); 0 = as fast as possible
 	SentMsgsPerSec      float64 `json:"sent_msgs_per_sec"`      // Counts.Sent per second of the window
 	ProducedMsgsPerSec  float64 `json:"produced_msgs_per_sec"`  // the lesser of Counts.Acked and the arrivals, per second
 	ProducedBytesPerSec float64 `json:"produced_bytes_per_sec"` // their message value bytes

@@ -83,6 +83,14 @@ type Options struct {
 	// run's memory stays flat; the Result's Intervals and Timeline read them back until closed.
 	// Empty: every interval and row held in memory.
 	SpillDir string
+	// Share, when set, makes the run one worker's share of a run spread over several
+	// processes (Share): its producers, partitions and consumers only, from an absolute start,
+	// into topics another process created and deletes. RunID (or TopicPrefix) must name that
+	// run's topics.
+	Share *Share
+	// Feed, when set, hands the run's reports out as a worker publishes them (Feed): each
+	// second's counters and encoded interval histograms, and the final report after the drain.
+	Feed Feed
 }
 
 func (o Options) withDefaults() Options {
@@ -142,7 +150,7 @@ func Run(ctx context.Context, spec workload.Spec, tgt target.Target, opts Option
 	r.cl, r.adm = adminCl, kadm.NewClient(adminCl)
 	var res *Result
 	defer func() {
-		if opts.KeepTopics || len(r.topics) == 0 {
+		if opts.KeepTopics || opts.Share != nil || len(r.topics) == 0 {
 			return
 		}
 		if err := r.cleanup(context.WithoutCancel(ctx)); err != nil && res != nil {
@@ -202,7 +210,9 @@ type runner struct {
 
 	brokers, partitions, rf int
 	topics, groupNames      []string
-	topicConfigs            map[string]string
+	// share is what this process runs: the whole workload, or Options.Share.
+	share        Share
+	topicConfigs map[string]string
 }
 
 // prepare checks and builds everything that needs no cluster, so bad input fails first.
@@ -218,7 +228,8 @@ func (r *runner) prepare() error {
 	return err
 }
 
-// setupTopics sizes the topics for the cluster and creates them.
+// setupTopics sizes the topics for the cluster and creates them; a share run finds them
+// instead (findTopics).
 func (r *runner) setupTopics(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(ctx, r.opts.SetupTimeout)
 	defer cancel()
@@ -240,11 +251,31 @@ func (r *runner) setupTopics(ctx context.Context) error {
 	for k, v := range r.topicConfigs {
 		cfg[k] = kadm.StringPtr(v)
 	}
+	names := topics.TopicNames(r.opts.TopicPrefix, r.spec.Topics)
+	if r.opts.Share != nil {
+		return r.findTopics(sctx, names)
+	}
 	if err := topics.EnsureNone(sctx, r.adm, r.opts.TopicPrefix); err != nil {
 		return err
 	}
-	names := topics.TopicNames(r.opts.TopicPrefix, r.spec.Topics)
+	r.share = whole(r.spec, r.partitions)
 	r.topics = names // from here on cleanup deletes them, even if creation fails half-way
 	r.groupNames = topics.GroupNames(r.opts.TopicPrefix, r.spec.ConsumerGroups)
 	return topics.Create(sctx, r.adm, names, int32(r.partitions), int16(r.rf), cfg)
+}
+
+// findTopics is a share run's set-up: the topics exist already (the coordinator created them
+// with the plan's partitions), so it checks the share against them and waits for their
+// leaders. It neither refuses the prefix (the run's control and results topics live under it)
+// nor creates anything.
+func (r *runner) findTopics(ctx context.Context, names []string) error {
+	if err := r.opts.Share.check(r.spec, r.partitions); err != nil {
+		return err
+	}
+	r.share = *r.opts.Share
+	if err := topics.Await(ctx, r.adm, names, int32(r.partitions), int16(r.rf)); err != nil {
+		return err
+	}
+	r.topics, r.groupNames = names, topics.GroupNames(r.opts.TopicPrefix, r.spec.ConsumerGroups)
+	return nil
 }

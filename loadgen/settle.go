@@ -22,7 +22,7 @@ func isSettle(v []byte) bool { return bytes.Equal(v, settleValue) }
 // settleTimeout bounds the settling step; past it the run goes on and says so in its notes.
 const settleTimeout = 20 * time.Second
 
-// settle writes one record to every partition of the run's topics with acks=all and waits for
+// settle writes one record to every partition of the run's topics (of its share) with acks=all and waits for
 // all of them. A fresh topic acknowledges its first records late (measured on a loopback
 // cluster at 10,000 msgs/s: publish p99 0.75-0.93 s in the first second and up to 1.25 s in the
 // second; on freshly started brokers, nothing acknowledged in the first second). Settling pays
@@ -40,9 +40,9 @@ func (r *runner) settle(ctx context.Context) (time.Duration, string, error) {
 		return time.Since(start), "settling skipped: " + err.Error(), nil
 	}
 	defer cl.Close()
-	recs := make([]*kgo.Record, 0, len(r.topics)*r.partitions)
+	recs := make([]*kgo.Record, 0, len(r.topics)*r.share.Partitions.Len())
 	for _, t := range r.topics {
-		for p := range r.partitions {
+		for p := r.share.Partitions.Lo; p < r.share.Partitions.Hi; p++ {
 			recs = append(recs, &kgo.Record{Topic: t, Partition: int32(p), Value: settleValue})
 		}
 	}

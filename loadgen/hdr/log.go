@@ -50,6 +50,12 @@ func (l *IntervalLog) Add(tag string, startMs, endMs int64, h *Hist) error {
 	if err != nil {
 		return err
 	}
+	return l.AddEncoded(tag, startMs, endMs, e)
+}
+
+// AddEncoded appends a histogram already encoded (the caller hands the encoding on elsewhere
+// too), even an empty one; the spill as for Add.
+func (l *IntervalLog) AddEncoded(tag string, startMs, endMs int64, e Encoded) error {
 	return l.add(Interval{Tag: tag, StartMs: startMs, EndMs: endMs, Hist: e})
 }
 

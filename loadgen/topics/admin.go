@@ -101,6 +101,15 @@ func Grow(ctx context.Context, adm *kadm.Client, names []string, have, want int3
 	return nil
 }
 
+// Await waits until topics another process created have every partition with a leader, and
+// checks that each has the partitions and replication expected; it creates nothing.
+func Await(ctx context.Context, adm *kadm.Client, names []string, partitions int32, rf int16) error {
+	if err := WaitLeaders(ctx, adm, names, partitions); err != nil {
+		return err
+	}
+	return checkShape(ctx, adm, names, partitions, rf)
+}
+
 // checkShape fails when a topic has other partitions or replication than asked for.
 func checkShape(ctx context.Context, adm *kadm.Client, names []string, partitions int32, rf int16) error {
 	md, err := adm.Metadata(ctx, names...)

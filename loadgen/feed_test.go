@@ -1,0 +1,101 @@
+package loadgen
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/plimsoll/plimsoll/loadgen/hdr"
+	"github.com/plimsoll/plimsoll/loadgen/ledger"
+)
+
+func TestFeedIndex(t *testing.T) {
+	const s = int64(time.Second)
+	for _, tc := range []struct {
+		name       string
+		now, base  int64
+		prev, want int
+	}{
+		{"the first second, on time", 5*s + 1e6, 4 * s, 0, 1},
+		{"a second a little late", 3*s + 900e6, 0, 2, 3},
+		{"a second skipped (the loop woke 2 s late)", 5*s + 1e6, 0, 3, 5},
+		{"the last second, cut short", 7*s + 400e6, 0, 7, 8},
+		{"the last second at once", 7*s + 1e3, 0, 7, 8},
+	} {
+		if got := feedIndex(tc.now, tc.base, tc.prev); got != tc.want {
+			t.Errorf("%s: index %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestFeedSecond: each second fed holds the counters of the second and the very encodings the
+// interval log keeps (encoded once), an empty histogram encoded too; its index counts from the
+// producers' start.
+func TestFeedSecond(t *testing.T) {
+	p := testProducer(t, 16)
+	p.run.measureStart.Store(0)
+	g := &group{name: "g", ledger: ledger.NewGroup(2, 1)}
+	cn := newConsumer(p.run, g, map[string]int{"a": 0}, 0)
+	const base = int64(3 * time.Second)
+	col := newCollector(p.run, []*producer{p}, []*consumer{cn}, []*group{g}, 100, 1000, base)
+	col.feeding = true
+	for i := range 10 {
+		p.pub[phaseMeasured].Record(int64(i+1) * int64(time.Millisecond))
+		p.sched[phaseExcluded].Record(int64(i) * int64(time.Microsecond))
+	}
+	p.sentAll.Add(12)
+	p.ackedAll.Add(10)
+	p.fullNs.Add(7e6)
+	for seq := range uint64(4) {
+		g.ledger.Observe(0, int64(seq), 0, seq, phaseMeasured)
+	}
+	cn.consumedAll.Add(4)
+	col.tick(base+int64(time.Second)+5e6, PhaseWarmup)
+	f1 := col.fed
+	p.sentAll.Add(3)
+	col.tick(base+int64(1500*time.Millisecond), PhaseMeasure) // a last second, cut short
+	f2 := col.fed
+	if f1 == nil || f2 == nil {
+		t.Fatal("no second fed")
+	}
+	want := FeedSecond{Index: 1, Phase: PhaseWarmup, Sent: 12, Acked: 10, AckedBytes: 1000, Consumed: 4, BufferFullNs: 7e6, Backlog: []int64{6}}
+	got := *f1
+	got.Publish, got.EndToEnd, got.ScheduleDelay = hdr.Encoded{}, hdr.Encoded{}, hdr.Encoded{}
+	if !slices.Equal(got.Backlog, want.Backlog) {
+		t.Errorf("backlog %v, want %v", got.Backlog, want.Backlog)
+	}
+	got.Backlog, want.Backlog = nil, nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("second 1: %+v, want %+v", got, want)
+	}
+	if f2.Index != 2 || f2.Sent != 3 || f2.Acked != 0 || f2.Phase != PhaseMeasure {
+		t.Errorf("second 2: index %d sent %d acked %d phase %s; want 2, 3, 0, measure", f2.Index, f2.Sent, f2.Acked, f2.Phase)
+	}
+	var logged []hdr.Encoded
+	for iv := range col.log.All() {
+		logged = append(logged, iv.Hist)
+	}
+	if len(logged) != 2 || logged[0] != f1.Publish || logged[1] != f1.ScheduleDelay {
+		t.Errorf("the log holds %d intervals; want the second's publish and schedule delay encodings, the same as fed", len(logged))
+	}
+	for name, e := range map[string]hdr.Encoded{"publish": f1.Publish, "end to end": f1.EndToEnd, "second 2's publish": f2.Publish} {
+		h, err := hdr.Decode(e)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if want := map[string]int64{"publish": 10}[name]; h.Count() != want {
+			t.Errorf("%s: %d values, want %d", name, h.Count(), want)
+		}
+	}
+}
+
+// TestFeedOff: a collector that does not feed encodes no empty histogram and feeds nothing.
+func TestFeedOff(t *testing.T) {
+	p := testProducer(t, 16)
+	col := newCollector(p.run, []*producer{p}, nil, nil, 100, 1000, 0)
+	col.tick(int64(time.Second), PhaseMeasure)
+	if col.fed != nil || col.log.Len() != 0 {
+		t.Errorf("fed %v, %d intervals logged; want nothing", col.fed, col.log.Len())
+	}
+}
