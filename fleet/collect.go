@@ -62,7 +62,7 @@ func (col *collector) add(m Message, now time.Time, onSecond func(MergedSecond))
 	switch m.Kind {
 	case KindFinal:
 		col.finals[m.Worker] = *m.Final
-		return nil
+		return col.flush(onSecond) // the seconds after its last one no longer wait for it
 	case KindSecond:
 	default:
 		return fmt.Errorf("%w: worker %d sent a %s record mid-run", ErrPlan, m.Worker, m.Kind)
@@ -79,18 +79,23 @@ func (col *collector) add(m Message, now time.Time, onSecond func(MergedSecond))
 	return col.flush(onSecond)
 }
 
-// flush hands on, in order, every second that every worker has reported. A second some
-// worker skipped (its next report is later) cannot be merged exactly: an error naming it.
+// flush hands on, in order, every second that every worker has reported, or ended before (its
+// final report read after its last second: each worker's drain ends when its own consumers have
+// caught up, and one that has ended adds nothing to the seconds after). A second some worker
+// skipped (its next report is later) cannot be merged exactly: an error naming it.
 func (col *collector) flush(onSecond func(MergedSecond)) error {
 	for len(col.pending) > 0 {
 		got := col.pending[col.next]
-		if len(got) < col.n {
-			for w := range col.n {
-				if _, ok := got[w]; !ok && col.last[w] > col.next {
-					return fmt.Errorf("%w: worker %d skipped second %d", ErrMerge, w, col.next)
-				}
+		for w := range col.n {
+			if _, ok := got[w]; ok {
+				continue
 			}
-			return nil
+			if col.last[w] > col.next {
+				return fmt.Errorf("%w: worker %d skipped second %d", ErrMerge, w, col.next)
+			}
+			if _, ended := col.finals[w]; !ended {
+				return nil // not reported yet
+			}
 		}
 		merged, err := MergeSeconds(mapValues(got))
 		if err != nil {

@@ -167,9 +167,6 @@ func (m Message) check() error {
 // and of which the worker's producers are the given range; lost, unconsumed and caughtUp come
 // from the worker's accounting after its drain.
 func LedgerState(name string, g *ledger.Group, producers Range, lost, unconsumed int64, caughtUp bool) GroupLedger {
-	c := func(c ledger.Counts) LedgerCounts {
-		return LedgerCounts{Consumed: c.Consumed, Duplicated: c.Duplicated, Redelivered: c.Redelivered, OutOfOrder: c.OutOfOrder}
-	}
-	return GroupLedger{Name: name, Producers: producers, Measured: c(g.Counts[ledger.Measured]), Excluded: c(g.Counts[ledger.Excluded]),
+	return GroupLedger{Name: name, Producers: producers, Measured: ledgerCounts(g.Counts[ledger.Measured]), Excluded: ledgerCounts(g.Counts[ledger.Excluded]),
 		Foreign: g.Foreign, Seen: g.Seen(), Lost: lost, Unconsumed: unconsumed, CaughtUp: caughtUp}
 }

@@ -68,7 +68,8 @@ func (p Plan) Share(i int) (Share, error) { return ShareOf(p.Spec, p.Workers, i)
 // CheckWorkers says whether spec can be split over n workers: each needs at least one producer
 // and one partition of every topic, and with consumer groups one consumer of each, so that no
 // partition is written by one worker and read by another. The error names the bound and both
-// ways out.
+// ways out. Backlog mode is refused: the window starts when a backlog is built, which each
+// worker would judge by its own.
 func CheckWorkers(spec workload.Spec, n int) error {
 	if n < 1 {
 		return fmt.Errorf("%w: %d workers; use 1 or more", ErrPlan, n)
@@ -80,6 +81,9 @@ func CheckWorkers(spec workload.Spec, n int) error {
 	bounds := []bound{{"producers", "producers", spec.Producers}, {"partitions per topic", "partitions", spec.PartitionsPerTopic}}
 	if spec.ConsumerGroups > 0 {
 		bounds = append(bounds, bound{"consumers per group", "consumers-per-group", spec.ConsumersPerGroup})
+	}
+	if spec.BacklogBytes > 0 && spec.ConsumerGroups > 0 {
+		return fmt.Errorf("%w: backlog mode with workers: each worker would start its window when its own backlog is built, so the windows would differ; run it in one process", ErrPlan)
 	}
 	for _, b := range bounds {
 		if n > b.n {

@@ -114,6 +114,11 @@ func TestCheckWorkersRefuses(t *testing.T) {
 	if err := CheckWorkers(few, 13); err == nil || !strings.Contains(err.Error(), "13 workers with 12 partitions per topic") {
 		t.Errorf("N=13, 12 partitions: err = %v", err)
 	}
+	backlog := s
+	backlog.BacklogBytes = 1 << 30
+	if err := CheckWorkers(backlog, 1); !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), "backlog mode with workers") {
+		t.Errorf("backlog mode: err = %v", err)
+	}
 	if _, err := ShareOf(s, 3, 3); !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), "worker index 3 is outside 0..2") {
 		t.Errorf("index 3 of 3: err = %v", err)
 	}
