@@ -274,7 +274,7 @@ func (r *runner) findTopics(ctx context.Context, names []string) error {
 	}
 	r.share = *r.opts.Share
 	if err := topics.Await(ctx, r.adm, names, int32(r.partitions), int16(r.rf)); err != nil {
-		return err
+		return fmt.Errorf("%w; a share run produces into the topics its run's coordinator created", err)
 	}
 	r.topics, r.groupNames = names, topics.GroupNames(r.opts.TopicPrefix, r.spec.ConsumerGroups)
 	return nil

@@ -1,11 +1,14 @@
 package loadgen
 
 import (
+	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/plimsoll/plimsoll/loadgen/topics"
 	"github.com/plimsoll/plimsoll/workload"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -226,5 +229,60 @@ func TestOwnPartitions(t *testing.T) {
 	}
 	if p := partition(ownPartitions(kgo.RoundRobinPartitioner(), own).ForTopic("t"), &kgo.Record{}, 4, nil); p != -1 {
 		t.Errorf("a topic of 4 partitions for a share of %+v: partition %d, want -1 (the record fails)", own, p)
+	}
+}
+
+// TestShareTopics: a share run produces into topics another process created under a prefix
+// already in use (the run's control topic), creates and deletes nothing; without the topics it
+// fails creating none, and a start its set-up ran past is an error.
+func TestShareTopics(t *testing.T) {
+	tgt, adm := fakeCluster(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	spec := smallSpec()
+	share := func(start time.Time) *Share {
+		return &Share{Producers: Range{Lo: 0, Hi: spec.Producers}, Partitions: Range{Lo: 0, Hi: spec.PartitionsPerTopic},
+			Consumers: Range{Lo: 0, Hi: spec.ConsumersPerGroup}, Balancer: kgo.RoundRobinBalancer(), Start: start}
+	}
+	prefixed := func(runID string) []string {
+		names, err := topics.Prefixed(ctx, adm, "plimsoll-"+runID+"-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(names)
+		return names
+	}
+
+	const run = "sharetopics"
+	names := append(topics.TopicNames("plimsoll-"+run+"-", spec.Topics), "plimsoll-"+run+"-control")
+	if err := topics.Create(ctx, adm, names, int32(spec.PartitionsPerTopic), 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := prefixed(run)
+	res, err := Run(ctx, spec, tgt, Options{RunID: run, DrainTimeout: 10 * time.Second, Share: share(time.Now().Add(4 * time.Second))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts.Sent == 0 || res.Counts.Lost != 0 || res.Counts.Consumed != 2*res.Counts.Acked {
+		t.Errorf("counts %+v", res.Counts)
+	}
+	if after := prefixed(run); !slices.Equal(after, before) {
+		t.Errorf("topics under the prefix: %v before the share run, %v after; it must neither create nor delete", before, after)
+	}
+
+	_, err = Run(ctx, spec, tgt, Options{RunID: run, Share: share(time.Now().Add(-time.Second))})
+	if !errors.Is(err, ErrShare) || !strings.Contains(err.Error(), "passed") {
+		t.Errorf("a start already passed: %v, want ErrShare", err)
+	}
+	if after := prefixed(run); !slices.Equal(after, before) {
+		t.Errorf("after a late share run: %v, want %v", after, before)
+	}
+
+	_, err = Run(ctx, spec, tgt, Options{RunID: "notopics", SetupTimeout: 2 * time.Second, Share: share(time.Now().Add(time.Minute))})
+	if !errors.Is(err, ErrSetup) || !strings.Contains(err.Error(), "topic plimsoll-notopics-t0") || !strings.Contains(err.Error(), "coordinator created") {
+		t.Errorf("without its topics: %v, want ErrSetup naming the topic", err)
+	}
+	if left := prefixed("notopics"); len(left) != 0 {
+		t.Errorf("a share run without its topics created %v", left)
 	}
 }
