@@ -171,6 +171,9 @@ func shareRun(t *testing.T, workers, producers int) {
 		t.Errorf("the fed seconds sent %d, the results %d (window and excluded)", fedSent, sum.Sent+excl.Sent)
 	}
 	checkMerge(t, p, finals, sum)
+	if merged := collectAll(t, outs); merged != fedSent {
+		t.Errorf("the merged seconds sent %d, the workers' seconds %d", merged, fedSent)
+	}
 	got := <-assigned
 	t.Logf("whole %d intended; the shares' sum %+v; assignments %v", whole, sum, got)
 	checkAssignments(t, p, outs, got)
@@ -231,6 +234,41 @@ func checkMerge(t *testing.T, p Plan, finals []Final, sum loadgen.Counts) {
 			t.Errorf("merged group %s: %+v; want %d consumed once, caught up", g.Name, g, sum.Acked)
 		}
 	}
+}
+
+// collectAll hands every worker's seconds and final report to the coordinator's collector,
+// the workers in step, and returns what the merged seconds sent: each second must merge (one
+// phase across workers), whichever worker's drain ends first.
+func collectAll(t *testing.T, outs []*shareOut) int64 {
+	t.Helper()
+	col := &collector{n: len(outs), next: 1, pending: map[int]map[int]Second{}, last: map[int]int{}, heard: map[int]time.Time{}, finals: map[int]Final{}}
+	var sent int64
+	onSecond := func(m MergedSecond) { sent += m.Tally.Sent }
+	for k := 0; ; k++ {
+		more := false
+		for w, o := range outs {
+			var m Message
+			switch {
+			case k < len(o.seconds):
+				m = Message{Worker: w, Kind: KindSecond, Second: &o.seconds[k]}
+			case k == len(o.seconds):
+				m = Message{Worker: w, Kind: KindFinal, Final: o.final}
+			default:
+				continue
+			}
+			more = true
+			if err := col.add(m, time.Time{}, onSecond); err != nil {
+				t.Fatalf("collecting worker %d's %s #%d: %v", w, m.Kind, k+1, err)
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	if len(col.pending) != 0 {
+		t.Errorf("seconds left unmerged: %v", sortedKeys(col.pending))
+	}
+	return sent
 }
 
 // groupAssignments describes the run's groups while every worker's consumers are in them:
