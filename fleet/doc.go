@@ -22,6 +22,10 @@
 // Every deadline and silence is judged on an injectable Clock. Balancer is the consumer group
 // balancer that gives each partition to a member of the worker owning it.
 //
+// A worker's load is a loadgen run of its share: RunOptions gives its options (loadgen.Share:
+// its ranges, Balancer, the plan's start), and SecondOf and FinalOf turn what the run feeds
+// (loadgen.Feed) into the Second and Final that Worker.Second and Worker.Final publish.
+//
 // The plan and the reports are JSON decoded strictly: an unknown field, a missing one or
 // another format is an error naming it, since it means a worker of another plimsoll.
 package fleet
