@@ -305,7 +305,8 @@ func TestSilentWorkers(t *testing.T) {
 		{"never reported", [3]int{0, 2, 2}, [3]bool{false, true, true}, "worker 0: no report yet"},
 	} {
 		base, p := testRun(t)
-		co := open(t, base, p, &clock{t: start, step: 100 * time.Millisecond})
+		// The coordinator's clock at the plan's start: no report is due before it.
+		co := open(t, base, p, &clock{t: p.Start, step: 100 * time.Millisecond})
 		ws := joinAll(t, base, p, co, 3)
 		for s := 1; s <= 9; s++ { // in step, a second at a time, as their schedule has them
 			for i, w := range ws {

@@ -18,15 +18,21 @@ type collector struct {
 	next    int // the next index to hand on; seconds count from 1
 }
 
-// Collect reads the workers' reports after AwaitJoins. It hands each second to onSecond, merged, once every worker has reported
-// it, in order; when every worker's final report is in it returns their merge. A worker silent
-// for the silence limit, or Lag seconds behind another, ends it with ErrSilent naming the
-// worker and the last second it reported: the trial is invalid.
+// Collect reads the workers' reports after AwaitJoins. It hands each second to onSecond,
+// merged, once every worker has reported it or ended before it, in order; when every worker's
+// final report is in it returns their merge. A worker silent for the silence limit (counted
+// from the plan's start at the earliest), or Lag seconds behind another, ends it with
+// ErrSilent naming the worker and the last second it reported: the trial is invalid.
 func (c *Coordinator) Collect(ctx context.Context, onSecond func(MergedSecond)) (MergedFinal, error) {
-	now := c.clock.Now()
+	// No report is due before the plan's start: a worker's silence counts from it at the
+	// earliest, however long before it Collect begins.
+	from := c.clock.Now()
+	if c.plan.Start.After(from) {
+		from = c.plan.Start
+	}
 	col := &collector{n: c.plan.Workers, next: 1, pending: map[int]map[int]Second{}, last: map[int]int{}, heard: map[int]time.Time{}, finals: map[int]Final{}}
 	for w := range col.n {
-		col.heard[w], col.last[w] = now, 0
+		col.heard[w], col.last[w] = from, 0
 	}
 	for len(col.finals) < col.n {
 		recs, err := poll(ctx, c.cl, c.limits.Poll)

@@ -327,3 +327,86 @@ func checkAssignments(t *testing.T, p Plan, outs []*shareOut, got map[string]map
 		t.Errorf("described %d groups, want %d", len(got), p.Spec.ConsumerGroups)
 	}
 }
+
+// TestWorkersRunShares is the whole path of a run with workers on kfake, but for the command
+// around it: the coordinator opens the run and creates the workload's topics, two workers join,
+// each runs its share (Worker.RunOptions) and publishes what it feeds as it comes, and the
+// coordinator's Collect merges their seconds and finals into the sum of the workers' results,
+// none lost or duplicated. The plan's start lies beyond the silence limit after the joins: no
+// worker is silent before it.
+func TestWorkersRunShares(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs loadgen for several seconds")
+	}
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	base := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	limits := Limits{Join: 10 * time.Second, Silence: 5 * time.Second, Lag: 4, Find: 5 * time.Second, Poll: 50 * time.Millisecond, Beat: 200 * time.Millisecond}
+	p := Plan{RunID: "20261127t050000-ab34", Version: "test", Workers: 2, Spec: shareRunSpec(3), Start: time.Now().Add(8 * time.Second)}
+	co, err := Open(ctx, base, p, WallClock, limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := topics.TopicNames(Prefix(p.RunID), p.Spec.Topics)
+	if err := topics.Create(ctx, co.adm, names, int32(p.Spec.PartitionsPerTopic), 1, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	results := make([]*loadgen.Result, p.Workers)
+	errs := make([]error, p.Workers)
+	var wg sync.WaitGroup
+	for i := range p.Workers {
+		wg.Go(func() {
+			w, err := Join(ctx, base, Joining{RunID: p.RunID, Index: i, Version: p.Version, Host: "test"}, WallClock, limits)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer w.Close()
+			opts := w.RunOptions()
+			opts.DrainTimeout = 10 * time.Second
+			results[i], errs[i] = loadgen.Run(ctx, w.Plan.Spec, target.Target{Bootstrap: c.ListenAddrs()}, opts)
+			if err := w.Flush(ctx); err != nil && errs[i] == nil {
+				errs[i] = err
+			}
+		})
+	}
+	if err := co.AwaitJoins(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var mergedSent int64
+	merged, err := co.Collect(ctx, func(m MergedSecond) { mergedSent += m.Tally.Sent })
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum loadgen.Counts
+	var sent int64
+	for i, res := range results {
+		if errs[i] != nil {
+			t.Fatalf("worker %d: %v", i, errs[i])
+		}
+		addCounts(&sum, res.Counts)
+		sent += res.Counts.Sent + res.ExcludedCounts.Sent
+	}
+	whole := intended(p.Spec, 0, p.Spec.Producers, int64(p.Spec.Warmup), int64(p.Spec.Warmup+p.Spec.Duration))
+	if merged.Counts != sum || sum.Sent+sum.Unsent != whole || sum.Lost != 0 || sum.Duplicated != 0 || sum.Consumed != 2*sum.Acked {
+		t.Errorf("merged %+v, the workers' sum %+v; want them equal, the whole's %d intended, none lost or duplicated", merged.Counts, sum, whole)
+	}
+	if mergedSent != sent {
+		t.Errorf("the merged seconds sent %d, the workers %d", mergedSent, sent)
+	}
+	for _, g := range merged.Groups {
+		if g.Producers != (Range{0, 3}) || g.Measured.Consumed != sum.Acked || !g.CaughtUp || g.Foreign != 0 {
+			t.Errorf("merged group %+v", g)
+		}
+	}
+	if err := co.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/plimsoll/plimsoll/loadgen"
 )
 
 // Worker is the working side of a run: it read the plan, joined, and publishes its reports,
@@ -23,11 +25,12 @@ type Worker struct {
 	limits Limits
 	index  int
 
-	mu    sync.Mutex
-	heard time.Time // the coordinator's last record read
-	ended string    // the coordinator's end record, when read
-	stop  context.CancelFunc
-	done  chan struct{}
+	mu      sync.Mutex
+	heard   time.Time // the coordinator's last record read
+	ended   string    // the coordinator's end record, when read
+	sendErr error     // the first report Feed could not publish
+	stop    context.CancelFunc
+	done    chan struct{}
 }
 
 // Joining says who a worker is: the run it was started for, its index and its plimsoll.
@@ -179,6 +182,66 @@ func (w *Worker) Second(ctx context.Context, s Second) error {
 // Final publishes the worker's final report.
 func (w *Worker) Final(ctx context.Context, f Final) error {
 	return w.publish(ctx, Message{RunID: w.Plan.RunID, Worker: w.index, Kind: KindFinal, Final: &f})
+}
+
+// RunOptions are the loadgen options of the worker's share (RunOptions) feeding its reports to
+// the results topic (Feed). After the run, Flush says whether they all went out.
+func (w *Worker) RunOptions() loadgen.Options {
+	o := RunOptions(w.Plan, w.Share)
+	o.Feed = w.Feed()
+	return o
+}
+
+// Feed publishes what the worker's share run feeds, in order, as it comes: each second
+// (SecondOf) and the final report (FinalOf). It never blocks the run: the records are produced
+// asynchronously on the worker's client (one partition, so they stay in order), and the first
+// that fails is kept for Flush.
+func (w *Worker) Feed() loadgen.Feed {
+	return loadgen.Feed{
+		Second: func(s loadgen.FeedSecond) {
+			sec := SecondOf(s)
+			w.send(Message{RunID: w.Plan.RunID, Worker: w.index, Kind: KindSecond, Second: &sec})
+		},
+		Final: func(f loadgen.FeedFinal) {
+			fin := FinalOf(f, w.Share.Producers)
+			w.send(Message{RunID: w.Plan.RunID, Worker: w.index, Kind: KindFinal, Final: &fin})
+		},
+	}
+}
+
+// send produces m without waiting for it, keeping the first error.
+func (w *Worker) send(m Message) {
+	b, err := EncodeMessage(m)
+	if err != nil {
+		w.failed(err)
+		return
+	}
+	rec := &kgo.Record{Topic: ResultsTopic(m.RunID), Key: []byte(strconv.Itoa(m.Worker)), Value: b}
+	w.cl.Produce(context.Background(), rec, func(_ *kgo.Record, err error) {
+		if err != nil {
+			w.failed(fmt.Errorf("publishing to %s: %w", ResultsTopic(m.RunID), err))
+		}
+	})
+}
+
+func (w *Worker) failed(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.sendErr == nil {
+		w.sendErr = err
+	}
+}
+
+// Flush waits until every report Feed handed on is published (or ctx ends) and returns the
+// first that could not be.
+func (w *Worker) Flush(ctx context.Context) error {
+	ferr := w.cl.Flush(ctx)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.sendErr != nil {
+		return w.sendErr
+	}
+	return ferr
 }
 
 func (w *Worker) publish(ctx context.Context, m Message) error {
