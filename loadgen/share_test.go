@@ -259,7 +259,7 @@ func TestShareTopics(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := prefixed(run)
-	res, err := Run(ctx, spec, tgt, Options{RunID: run, DrainTimeout: 10 * time.Second, Share: share(time.Now().Add(4 * time.Second))})
+	res, err := Run(ctx, spec, tgt, Options{RunID: run, DrainTimeout: 10 * time.Second, Share: share(time.Now().Add(3 * time.Second))})
 	if err != nil {
 		t.Fatal(err)
 	}
