@@ -35,11 +35,13 @@ type collector struct {
 	maxFlight           int64
 	liveBuf             Live // handed to Options.Live each second
 
-	// feeding: build a FeedSecond each second (Options.Feed.Second set); fed is the last one
-	// built, nil when the second's histograms could not be encoded; fedIndex its Index.
+	// feeding: build FeedSeconds each second (Options.Feed.Second set); fed are those of the
+	// last tick (none when its histograms could not be encoded), fedIndex the last Index fed,
+	// empty an empty histogram's encoding.
 	feeding  bool
-	fed      *FeedSecond
+	fed      []FeedSecond
 	fedIndex int
+	empty    hdr.Encoded
 }
 
 // counters are cumulative counts read at an instant.
@@ -153,11 +155,9 @@ func (c *collector) tick(now int64, phase string) Second {
 	}
 	s.WindowShare, s.FullBatchShare, _ = windowSignals(c.last, k)
 	hists, ok := c.logSecond((c.last.t-c.base)/1e6, (now-c.base)/1e6)
-	c.fed = nil
+	c.fed = c.fed[:0]
 	if c.feeding && ok {
-		fs := c.feedSecond(k, flight, backlogs, hists)
-		fs.Phase = phase
-		c.fed = &fs
+		c.feedSeconds(k, phase, flight, backlogs, hists)
 	}
 	if err := c.timeline.Add(s); err != nil {
 		c.timelineErr = err

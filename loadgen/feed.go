@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/plimsoll/plimsoll/loadgen/hdr"
 	"github.com/plimsoll/plimsoll/loadgen/ledger"
@@ -13,7 +14,8 @@ import (
 // ledgers. Both are called on the run's own goroutine and must return quickly; the values are
 // the receiver's.
 type Feed struct {
-	// Second, when set, is called once a second, after Options.Progress and Options.Live. A
+	// Second, when set, is called once a second, after Options.Progress and Options.Live, and
+	// once more for each second the run's phase loop passed without closing it (FeedSecond). A
 	// second whose histograms could not be encoded is not handed out (the Result notes the
 	// error), so a receiver sees a gap in Index.
 	Second func(FeedSecond)
@@ -28,7 +30,10 @@ type FeedSecond struct {
 	// Index is the second's number from the producers' start (a share's absolute start): the
 	// second ending Index seconds after it. The first is 1; each is the last second boundary
 	// the phase loop passed, and one more than the previous at least (the last second, cut
-	// short when the run stops, is numbered after the one before it).
+	// short when the run stops, is numbered after the one before it). A loop that woke more
+	// than a second late passed boundaries without closing their seconds: those are fed empty
+	// (no counts, empty histograms; the gauges InFlight and Backlog as at the late second),
+	// before the late second that holds everything since the previous one.
 	Index int
 	Phase string
 
@@ -66,17 +71,35 @@ func feedIndex(now, base int64, prev int) int {
 	return max(int((now-base)/1e9), prev+1)
 }
 
-// feedSecond builds the second ending at k from the counters at its start (c.last), the
-// records in flight, the groups' backlogs and the encoded histograms.
-func (c *collector) feedSecond(k counters, flight int64, backlogs []int64, hists [3]hdr.Encoded) FeedSecond {
-	c.fedIndex = feedIndex(k.t, c.base, c.fedIndex)
+// feedSeconds builds the seconds fed for the tick ending at k: the second it ends in, from the
+// counters at its start (c.last), the records in flight, the groups' backlogs and the encoded
+// histograms; and before it, empty, every second whose boundary the phase loop passed without
+// a tick (it woke more than a second late: a slow listing of the end offsets in the drain, a
+// stalled process), so that the indices fed run on without a gap and the counts, all in the
+// tick's second, stay exact.
+func (c *collector) feedSeconds(k counters, phase string, flight int64, backlogs []int64, hists [3]hdr.Encoded) {
+	idx := feedIndex(k.t, c.base, c.fedIndex)
+	for i := c.fedIndex + 1; i < idx; i++ {
+		if c.empty.HDR == "" {
+			var err error
+			if c.empty, err = hdr.New().Encode(); err != nil {
+				if c.logErr == nil {
+					c.logErr = err
+				}
+				return // a gap: the receiver sees the second missing
+			}
+		}
+		c.fed = append(c.fed, FeedSecond{Index: i, Phase: phase, InFlight: flight, Backlog: slices.Clone(backlogs),
+			Publish: c.empty, EndToEnd: c.empty, ScheduleDelay: c.empty})
+	}
 	acked := k.acked - c.last.acked
-	return FeedSecond{
-		Index: c.fedIndex, Sent: k.sent - c.last.sent, Acked: acked, AckedBytes: acked * int64(c.msgBytes),
+	c.fed = append(c.fed, FeedSecond{
+		Index: idx, Phase: phase, Sent: k.sent - c.last.sent, Acked: acked, AckedBytes: acked * int64(c.msgBytes),
 		Consumed: k.consumed - c.last.consumed, Failed: k.failed - c.last.failed, Errors: k.errs - c.last.errs,
 		BufferFullNs: k.fullNs - c.last.fullNs, InFlight: flight, Backlog: backlogs,
 		Publish: hists[0], EndToEnd: hists[1], ScheduleDelay: hists[2],
-	}
+	})
+	c.fedIndex = idx
 }
 
 // feedFinal is the run's final report: the Result's counts and window histograms, and each

@@ -52,13 +52,17 @@ func TestFeedSecond(t *testing.T) {
 	}
 	cn.consumedAll.Add(4)
 	col.tick(base+int64(time.Second)+5e6, PhaseWarmup)
-	f1 := col.fed
+	if len(col.fed) != 1 {
+		t.Fatalf("%d seconds fed, want 1", len(col.fed))
+	}
+	f1 := &col.fed[0]
+	col.fed = nil // the next tick would reuse its array
 	p.sentAll.Add(3)
 	col.tick(base+int64(1500*time.Millisecond), PhaseMeasure) // a last second, cut short
-	f2 := col.fed
-	if f1 == nil || f2 == nil {
-		t.Fatal("no second fed")
+	if len(col.fed) != 1 {
+		t.Fatalf("%d seconds fed, want 1", len(col.fed))
 	}
+	f2 := &col.fed[0]
 	want := FeedSecond{Index: 1, Phase: PhaseWarmup, Sent: 12, Acked: 10, AckedBytes: 1000, Consumed: 4, BufferFullNs: 7e6, Backlog: []int64{6}}
 	got := *f1
 	got.Publish, got.EndToEnd, got.ScheduleDelay = hdr.Encoded{}, hdr.Encoded{}, hdr.Encoded{}
@@ -97,5 +101,37 @@ func TestFeedOff(t *testing.T) {
 	col.tick(int64(time.Second), PhaseMeasure)
 	if col.fed != nil || col.log.Len() != 0 {
 		t.Errorf("fed %v, %d intervals logged; want nothing", col.fed, col.log.Len())
+	}
+}
+
+// TestFeedLate: a tick more than a second late feeds the seconds whose boundaries it passed
+// empty, then its own with every count since the previous tick: the indices run on without a
+// gap and the counts stay whole.
+func TestFeedLate(t *testing.T) {
+	p := testProducer(t, 16)
+	g := &group{name: "g", ledger: ledger.NewGroup(2, 1)}
+	col := newCollector(p.run, []*producer{p}, nil, []*group{g}, 100, 1000, 0)
+	col.feeding = true
+	const s = int64(time.Second)
+	col.tick(s+2e6, PhaseDrain)
+	p.sentAll.Add(5)
+	p.ackedAll.Add(5)
+	p.pub[phaseMeasured].Record(3e6)
+	col.tick(4*s+50e6, PhaseDrain) // the loop woke 3.05 s after the previous tick
+	var idx []int
+	var sent int64
+	for _, f := range col.fed {
+		idx = append(idx, f.Index)
+		sent += f.Sent
+		h, err := hdr.Decode(f.Publish)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Phase != PhaseDrain || f.Backlog[0] != 5 || (f.Index < 4 && (f.Sent != 0 || h.Count() != 0)) || (f.Index == 4 && h.Count() != 1) {
+			t.Errorf("second %d: %+v, %d publish values", f.Index, f, h.Count())
+		}
+	}
+	if !slices.Equal(idx, []int{2, 3, 4}) || sent != 5 {
+		t.Errorf("fed seconds %v sending %d; want 2 and 3 empty, then 4 with the 5 sent", idx, sent)
 	}
 }

@@ -51,7 +51,9 @@ func (r *runner) report(x *execution, s Second) {
 	if r.opts.Live != nil {
 		r.opts.Live(x.col.live(r.opts.RunID, s))
 	}
-	if r.opts.Feed.Second != nil && x.col.fed != nil {
-		r.opts.Feed.Second(*x.col.fed)
+	if r.opts.Feed.Second != nil {
+		for _, fs := range x.col.fed {
+			r.opts.Feed.Second(fs)
+		}
 	}
 }
