@@ -74,8 +74,8 @@ func feedIndex(now, base int64, prev int) int {
 // feedSeconds builds the seconds fed for the tick ending at k: the second it ends in, from the
 // counters at its start (c.last), the records in flight, the groups' backlogs and the encoded
 // histograms; and before it, empty, every second whose boundary the phase loop passed without
-// a tick (it woke more than a second late: a slow listing of the end offsets in the drain, a
-// stalled process), so that the indices fed run on without a gap and the counts, all in the
+// a tick (it woke more than a second late: a stalled process, or a slow call in the drain's
+// loop, such as its listing of the end offsets), so that the indices fed run on without a gap and the counts, all in the
 // tick's second, stay exact.
 func (c *collector) feedSeconds(k counters, phase string, flight int64, backlogs []int64, hists [3]hdr.Encoded) {
 	idx := feedIndex(k.t, c.base, c.fedIndex)
