@@ -1,0 +1,22 @@
+// Package recbatch parses Kafka's v2 record batches in place: the bytes of one partition as a
+// Fetch response carries them -> each batch's header, then each record's offset, timestamp, key,
+// value and headers as sub-slices of those bytes, with no allocation per batch or per record
+// once the parser has warmed up.
+//
+// It is the foundation of plimsoll's own fetch path (issue 15: a load client that is never the
+// bottleneck): fetch responses read into reused buffers and parsed here, instead of franz-go's
+// decoding, which allocates a response buffer per fetch and a record per record. Nothing in the
+// load generator uses it yet; the consumer still reads through franz-go (loadgen/recpool.go).
+//
+// A Parser walks the batches of one partition (Reset, NextBatch, NextRecord). It checks each
+// batch's CRC-32C, refuses v0/v1 message sets with a clear error, and reports bytes that end
+// inside a batch (a fetch cut at its size limit, which is normal) as an incomplete tail, not as
+// an error. Compressed batches (gzip, snappy raw or in xerial framing, lz4 frames, zstd) are
+// decompressed into one buffer the parser owns and grows only, by decoders it keeps and resets.
+// Control batches (transaction markers) are flagged; Aborts applies read_committed's rule to a
+// Fetch response's aborted transactions.
+//
+// Everything a Parser hands out aliases either the bytes given to Reset or its own decompression
+// buffer, and is valid until the next call to NextBatch or Reset. A Parser is not safe for
+// concurrent use.
+package recbatch
