@@ -10,7 +10,6 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/snappy"
 	"github.com/klauspost/compress/zstd"
-	"github.com/pierrec/lz4/v4"
 )
 
 // errTooBig reports records that decompress beyond the parser's bound.
@@ -22,7 +21,6 @@ type decoders struct {
 	out      []byte // the decompression buffer: the current batch's records
 	src      bytes.Reader
 	gz       *gzip.Reader
-	lz       *lz4.Reader
 	zs       *zstd.Decoder
 	zsLimit  int
 	overflow [1]byte
@@ -60,17 +58,6 @@ func (d *decoders) gunzip(src []byte, limit int) ([]byte, error) {
 		hint = int(binary.LittleEndian.Uint32(src[len(src)-4:]))
 	}
 	return d.readAll(d.gz, hint, limit)
-}
-
-// unlz4 decompresses an lz4 frame.
-func (d *decoders) unlz4(src []byte, limit int) ([]byte, error) {
-	d.src.Reset(src)
-	if d.lz == nil {
-		d.lz = lz4.NewReader(&d.src)
-	} else {
-		d.lz.Reset(&d.src)
-	}
-	return d.readAll(d.lz, 2*len(src), limit)
 }
 
 // unzstd decompresses zstd frames with one decoder, kept (and remade only if limit changes).

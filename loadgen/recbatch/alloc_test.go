@@ -1,0 +1,84 @@
+package recbatch
+
+import (
+	"bytes"
+	"testing"
+)
+
+// The codecs a steady-state fetch may carry.
+var allCodecs = []Codec{None, Gzip, Snappy, LZ4, Zstd}
+
+// benchFetch returns a fetch's bytes: batches batches of per records each, 100-byte values,
+// keys and a header on every fourth record, compressed with c, and the number of records.
+func benchFetch(t testing.TB, c Codec, batches, per int) ([]byte, int) {
+	var all []byte
+	for i := range batches {
+		rs := make([]rec, per)
+		for j := range rs {
+			rs[j] = rec{tsDelta: int64(j), offDelta: int32(j), key: []byte("key-0000"), value: bytes.Repeat([]byte{byte('a' + j%26)}, 100)}
+			if j%4 == 0 {
+				rs[j].headers = []header{{[]byte("trace"), []byte("0123456789abcdef")}}
+			}
+		}
+		all = append(all, tbatch{base: int64(i * per), codec: c, numRecords: -1, recs: rs, pid: 7}.encode(t)...)
+	}
+	return all, batches * per
+}
+
+// drain parses b as a consumer would: every record, its key, value and headers touched.
+func drain(p *Parser, b []byte) (records, n int) {
+	p.Reset(b)
+	var r Record
+	for p.NextBatch() {
+		for p.NextRecord(&r) {
+			records++
+			n += len(r.Key) + len(r.Value)
+			hs := r.Headers()
+			for k, v, ok := hs.Next(); ok; k, v, ok = hs.Next() {
+				n += len(k) + len(v)
+			}
+		}
+	}
+	return records, n
+}
+
+// TestSteadyStateAllocatesNothing fails if parsing a fetch allocates once the parser has seen
+// one of the same shape (its decompression buffer grown, its decoders made).
+func TestSteadyStateAllocatesNothing(t *testing.T) {
+	for _, c := range allCodecs {
+		t.Run(c.String(), func(t *testing.T) {
+			b, want := benchFetch(t, c, 4, 200)
+			var p Parser
+			drain(&p, b)
+			allocs := testing.AllocsPerRun(50, func() {
+				if got, _ := drain(&p, b); got != want || p.Err() != nil {
+					t.Fatalf("%d records, want %d; err %v", got, want, p.Err())
+				}
+			})
+			if allocs != 0 {
+				t.Errorf("%s: %.1f allocations per fetch of %d records in steady state, want 0", c, allocs, want)
+			}
+		})
+	}
+}
+
+// BenchmarkParse parses a fetch of 4 batches of 500 records per codec, every record touched.
+// ns/record and B/record are per record; B/op should be 0.
+func BenchmarkParse(b *testing.B) {
+	for _, c := range allCodecs {
+		b.Run(c.String(), func(b *testing.B) {
+			buf, n := benchFetch(b, c, 4, 500)
+			var p Parser
+			drain(&p, buf)
+			b.SetBytes(int64(len(buf)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if got, _ := drain(&p, buf); got != n {
+					b.Fatalf("%d records, want %d; err %v", got, n, p.Err())
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/record")
+		})
+	}
+}
