@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -88,7 +89,7 @@ func flatOf(r *Record, control bool) flat {
 	for k, v, ok := h.Next(); ok; k, v, ok = h.Next() {
 		hs = append(hs, fmt.Sprintf("%q=%q/%v", k, v, v == nil))
 	}
-	return flat{r.Offset, r.Timestamp, string(r.Key), r.Key == nil, string(r.Value), r.Value == nil, strings.Join(hs, ","), control}
+	return flat{r.Offset, asFranz(r.Timestamp), string(r.Key), r.Key == nil, string(r.Value), r.Value == nil, strings.Join(hs, ","), control}
 }
 
 // crossCheck fails t if the two parsers disagree on b's records, either way of reading.
@@ -162,3 +163,7 @@ func transactions(t testing.TB) []byte {
 	b = append(b, marker(15, 7, 1)...)
 	return b
 }
+
+// asFranz returns the milliseconds franz-go reports for a record's timestamp ms: it makes a
+// time.Time of ms*1e6 nanoseconds, which wraps beyond about 292 years from 1970.
+func asFranz(ms int64) int64 { return time.Unix(0, ms*1e6).UnixMilli() }

@@ -44,7 +44,7 @@ type tbatch struct {
 	pid        int64
 	pepoch     int16
 	seq        int32
-	numRecords int32 // -1: len(recs)
+	numRecords int32 // -1: len(recs); any other value is written as it is
 	recs       []rec
 }
 
@@ -96,7 +96,7 @@ func (tb tbatch) encode(t testing.TB) []byte {
 	}
 	recs = compress(t, tb.codec, tb.xerial, recs)
 	n := tb.numRecords
-	if n < 0 {
+	if n == -1 {
 		n = int32(len(tb.recs))
 	}
 	be := binary.BigEndian
