@@ -112,8 +112,18 @@ type cursor struct {
 	bad bool
 }
 
-// varint reads a zigzag varint (Kafka's varlong).
+// varint reads a zigzag varint (Kafka's varlong); most of a record's fields take one byte.
 func (c *cursor) varint() int64 {
+	if len(c.b) > 0 && c.b[0] < 0x80 {
+		u := int64(c.b[0])
+		c.b = c.b[1:]
+		return u>>1 ^ -(u & 1)
+	}
+	return c.longVarint()
+}
+
+// longVarint reads a zigzag varint of any length.
+func (c *cursor) longVarint() int64 {
 	v, n := binary.Varint(c.b)
 	if n <= 0 {
 		c.bad, c.b = true, nil
