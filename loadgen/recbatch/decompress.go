@@ -41,6 +41,9 @@ func (d *decoders) decompress(c Codec, src []byte, limit int) ([]byte, error) {
 	return nil, fmt.Errorf("unknown compression codec %d", int8(c))
 }
 
+// deflateMaxRatio bounds how many times deflate can expand its input.
+const deflateMaxRatio = 1032
+
 // gunzip decompresses a gzip stream, sizing the buffer by the stream's trailer (ISIZE).
 func (d *decoders) gunzip(src []byte, limit int) ([]byte, error) {
 	d.src.Reset(src)
@@ -54,8 +57,8 @@ func (d *decoders) gunzip(src []byte, limit int) ([]byte, error) {
 		return nil, err
 	}
 	hint := 0
-	if len(src) >= 4 {
-		hint = int(binary.LittleEndian.Uint32(src[len(src)-4:]))
+	if len(src) >= 4 { // deflate expands at most about 1032 times: a larger trailer lies
+		hint = min(int(binary.LittleEndian.Uint32(src[len(src)-4:])), deflateMaxRatio*len(src))
 	}
 	return d.readAll(d.gz, hint, limit)
 }

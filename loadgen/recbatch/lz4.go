@@ -23,6 +23,7 @@ const (
 	lz4FlagContC  = 0x04     // the frame ends with a content checksum
 	lz4FlagDict   = 0x01     // the header carries a dictionary id
 	lz4Stored     = 0x80000000
+	lz4MaxRatio   = 255 // a block expands at most about 255 times: the room its decoding gets
 )
 
 var errLZ4 = errors.New("malformed lz4 frame")
@@ -58,9 +59,9 @@ func (d *decoders) lz4Frame(out, src []byte, limit int) ([]byte, []byte, error) 
 		if n > len(rest) {
 			return nil, nil, errLZ4
 		}
-		room := min(blockMax, limit-len(out))
+		room := min(blockMax, limit-len(out), lz4MaxRatio*n+lz4MaxRatio)
 		if out, err = d.lz4Block(out, rest[:n], size&lz4Stored != 0, room); err != nil {
-			if room < blockMax {
+			if room == limit-len(out) {
 				err = fmt.Errorf("%w, or is corrupt: %v", errTooBig, err)
 			}
 			return nil, nil, err
