@@ -303,12 +303,15 @@ func fetchCut(ctx context.Context, cl *kgo.Client, topic string, whole []byte) (
 	return nil, File{}, fmt.Errorf("no fetch returned fewer than %d bytes (%d batches ending at %v)", len(whole), len(ends), ends)
 }
 
-// batchEnds returns where each batch in b ends (base offset 8 bytes, then the length of the
-// rest, 4 bytes).
+// batchEnds returns where each whole batch in b ends (base offset 8 bytes, then the length of
+// the rest, 4 bytes); a batch cut by the end of b is left out.
 func batchEnds(b []byte) []int {
 	var ends []int
 	for at := 0; at+12 <= len(b); {
 		at += 12 + int(binary.BigEndian.Uint32(b[at+8:]))
+		if at > len(b) {
+			break
+		}
 		ends = append(ends, at)
 	}
 	return ends
