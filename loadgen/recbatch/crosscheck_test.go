@@ -99,6 +99,9 @@ func crossCheck(t *testing.T, b []byte, aborted []AbortedTxn) {
 	for _, committed := range []bool{false, true} {
 		want, ferr := viaFranz(b, aborted, committed)
 		got, err := viaParser(&p, b, aborted, committed)
+		if err == nil && lz4DataChecksum(ferr) {
+			return
+		}
 		if (err != nil) != (ferr != nil) {
 			t.Errorf("committed %v: error %v, franz-go's %v", committed, err, ferr)
 		}
@@ -167,3 +170,11 @@ func transactions(t testing.TB) []byte {
 // asFranz returns the milliseconds franz-go reports for a record's timestamp ms: it makes a
 // time.Time of ms*1e6 nanoseconds, which wraps beyond about 292 years from 1970.
 func asFranz(ms int64) int64 { return time.Unix(0, ms*1e6).UnixMilli() }
+
+// lz4DataChecksum reports whether franz-go refused an lz4 frame for its block or content
+// checksum, which the parser does not check (as Kafka's Java consumer does not; FuzzRecords
+// found the difference).
+func lz4DataChecksum(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "lz4: invalid") && strings.Contains(err.Error(), "checksum") &&
+		!strings.Contains(err.Error(), "header checksum")
+}

@@ -3,6 +3,7 @@ package recbatch
 import (
 	"bytes"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/pierrec/lz4/v4"
@@ -61,4 +62,25 @@ func lz4Frame(t *testing.T, b []byte, opts []lz4.Option) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// TestLZ4HeaderChecksum refuses a frame whose descriptor does not match its checksum byte.
+func TestLZ4HeaderChecksum(t *testing.T) {
+	var enc []byte
+	for _, r := range sampleRecords(3) {
+		enc = encodeRecord(enc, r)
+	}
+	for _, o := range [][]lz4.Option{nil, {lz4.SizeOption(uint64(len(enc)))}} {
+		frame := lz4Frame(t, enc, o)
+		at := 6
+		if len(o) > 0 {
+			at += 8
+		}
+		frame[at] ^= 1
+		tb := tbatch{codec: LZ4, numRecords: -1, recs: sampleRecords(3)}
+		var p Parser
+		if g := parseAll(&p, withRecords(tb.encode(t), frame)); g.err == nil || !strings.Contains(g.err.Error(), "lz4") {
+			t.Errorf("options %v: err %v", o, g.err)
+		}
+	}
 }
