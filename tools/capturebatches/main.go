@@ -20,11 +20,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/plimsoll/plimsoll/localkafka"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -34,6 +36,7 @@ func main() {
 	bootstrap := flag.String("bootstrap", "127.0.0.1:9092", "the cluster's bootstrap servers, comma-separated")
 	version := flag.String("kafka-version", "", "the Kafka release the cluster runs (written to the manifest)")
 	out := flag.String("out", "", "directory to write the .bin files and manifest.json to")
+	flag.StringVar(&javaClasspath, "java-classpath", "", "classpath of Kafka's tools (e.g. ~/.cache/plimsoll/kafka-tools/4.1.0/libs/*): also capture what the Java producer writes")
 	flag.Parse()
 	if *out == "" || *version == "" {
 		fmt.Fprintln(os.Stderr, "capturebatches: give --out and --kafka-version")
@@ -84,15 +87,30 @@ type capture struct {
 	codec string
 	opt   kgo.CompressionCodec
 	txn   bool
+	java  string // produced by Kafka's Java producer (ProducerPerformance) with this compression.type
 }
 
+// javaHolds starts the description of a capture the Java producer wrote.
+const javaHolds = "Kafka's Java producer (kafka-tools 4.1.0 ProducerPerformance: 30 records of 100 random uppercase letters, no key, batch.size 1024) compressed with "
+
+// javaRecords is how many records a Java capture produces.
+const javaRecords = 30
+
+// javaClasspath is the classpath of Kafka's tools (--java-classpath); empty, the Java captures
+// are left out.
+var javaClasspath string
+
 var captures = []capture{
-	{"none", "three batches of uncompressed records: keys, nil keys, empty and nil values, headers", "none", kgo.NoCompression(), false},
-	{"gzip", "three gzip batches of the same records", "gzip", kgo.GzipCompression(), false},
-	{"snappy", "three snappy batches (franz-go writes raw snappy blocks, not xerial framing)", "snappy", kgo.SnappyCompression(), false},
-	{"lz4", "three lz4 batches (lz4 frame format)", "lz4", kgo.Lz4Compression(), false},
-	{"zstd", "three zstd batches", "zstd", kgo.ZstdCompression(), false},
-	{"txn", "transactions: committed, aborted, committed; each followed by its control batch (commit, abort, commit marker)", "none", kgo.NoCompression(), true},
+	{"none", "three batches of uncompressed records: keys, nil keys, empty and nil values, headers", "none", kgo.NoCompression(), false, ""},
+	{"gzip", "three gzip batches of the same records", "gzip", kgo.GzipCompression(), false, ""},
+	{"snappy", "three snappy batches (franz-go writes raw snappy blocks, not xerial framing)", "snappy", kgo.SnappyCompression(), false, ""},
+	{"lz4", "three lz4 batches (lz4 frame format)", "lz4", kgo.Lz4Compression(), false, ""},
+	{"zstd", "three zstd batches", "zstd", kgo.ZstdCompression(), false, ""},
+	{"txn", "transactions: committed, aborted, committed; each followed by its control batch (commit, abort, commit marker)", "none", kgo.NoCompression(), true, ""},
+	{"java-gzip", javaHolds + "gzip", "gzip", kgo.NoCompression(), false, "gzip"},
+	{"java-snappy", javaHolds + "snappy (snappy-java's xerial framing)", "snappy", kgo.NoCompression(), false, "snappy"},
+	{"java-lz4", javaHolds + "lz4 (Kafka's KafkaLZ4BlockOutputStream frames)", "lz4", kgo.NoCompression(), false, "lz4"},
+	{"java-zstd", javaHolds + "zstd", "zstd", kgo.NoCompression(), false, "zstd"},
 }
 
 func run(ctx context.Context, seeds []string, version, out string) error {
@@ -107,6 +125,9 @@ func run(ctx context.Context, seeds []string, version, out string) error {
 	prefix := "capturebatches-" + strconv.FormatInt(time.Now().Unix(), 10) + "-"
 	m := Manifest{KafkaVersion: version, Captured: time.Now().UTC().Format(time.RFC3339)}
 	for _, c := range captures {
+		if c.java != "" && javaClasspath == "" {
+			continue
+		}
 		topic := prefix + c.name
 		if _, err := kadm.NewClient(adm).CreateTopic(ctx, 1, 1, nil, topic); err != nil {
 			return fmt.Errorf("create %s: %w", topic, err)
@@ -164,6 +185,9 @@ func records(topic string, i int) []*kgo.Record {
 // produce writes three batches to topic (transactions for a txn capture) and returns how many
 // records it produced.
 func produce(ctx context.Context, seeds []string, topic string, c capture) (int, error) {
+	if c.java != "" {
+		return javaRecords, produceJava(ctx, seeds, topic, c.java)
+	}
 	opts := []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.ProducerBatchCompression(c.opt),
 		kgo.DefaultProduceTopic(topic), kgo.ProducerLinger(50 * time.Millisecond)}
 	if c.txn {
@@ -220,6 +244,19 @@ func waitStable(ctx context.Context, cl *kgo.Client, topic string) (int64, error
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// produceJava runs Kafka's Java producer (ProducerPerformance) to write javaRecords records to
+// topic with compression.type codec, in batches of at most 1 KB.
+func produceJava(ctx context.Context, seeds []string, topic, codec string) error {
+	p := localkafka.ProducerPerf{Classpath: javaClasspath, Bootstrap: strings.Join(seeds, ","), Topic: topic,
+		Records: javaRecords, RecordSize: 100, Throughput: -1, Heap: "256m",
+		Props: []string{"compression.type=" + codec, "batch.size=1024", "linger.ms=20", "acks=all"}}
+	out, err := exec.CommandContext(ctx, "java", p.Args()...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("ProducerPerformance: %v\n%s", err, out)
+	}
+	return nil
 }
 
 // fetchBoth fetches the partition whole (one response, or as many as the broker needs) and,
