@@ -65,6 +65,41 @@ func TestSteadyStateAllocatesNothing(t *testing.T) {
 	}
 }
 
+// TestReadCommittedAllocatesNothing fails if read_committed's bookkeeping (Aborts) allocates
+// in steady state: a fetch of two producers' transactions, one aborted.
+func TestReadCommittedAllocatesNothing(t *testing.T) {
+	b, aborted := transactions(t), []AbortedTxn{{8, 10}}
+	var p Parser
+	var a Aborts
+	kept := func() int {
+		a.Reset(aborted)
+		p.Reset(b)
+		n := 0
+		var r Record
+		for p.NextBatch() {
+			marker := ControlType(-1)
+			if p.Batch().Control() && p.NextRecord(&r) {
+				marker, _ = Control(r.Key)
+			}
+			if !a.Skip(p.Batch(), marker) {
+				for p.NextRecord(&r) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	kept()
+	allocs := testing.AllocsPerRun(50, func() {
+		if n := kept(); n != 6 || p.Err() != nil {
+			t.Fatalf("%d records kept, want 6; err %v", n, p.Err())
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per fetch, want 0", allocs)
+	}
+}
+
 // BenchmarkParse parses a fetch of 4 batches of 500 records per codec, every record touched.
 // ns/record and B/record are per record; B/op should be 0.
 func BenchmarkParse(b *testing.B) {

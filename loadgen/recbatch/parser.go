@@ -141,6 +141,7 @@ func (p *Parser) open(whole []byte) error {
 	return nil
 }
 
+// maxDecompressed returns the bound on a batch's decompressed records in force.
 func (p *Parser) maxDecompressed() int {
 	if p.MaxDecompressed > 0 {
 		return p.MaxDecompressed
