@@ -1,15 +1,20 @@
 // Command capturebatches captures the raw record batches a real Kafka broker sends in Fetch
-// responses, as golden seeds for loadgen/recbatch's tests and fuzz test.
+// responses, as golden seeds for loadgen/recbatch's tests and fuzz tests.
 //
 // Against a running cluster (one started by `plimsoll cluster up`), it creates one single-partition
-// topic per case under a prefix, produces to it with franz-go (uncompressed, gzip, snappy, lz4,
-// zstd; transactions that commit and abort, so the log holds control batches), then sends its own
-// kmsg.FetchRequest to the partition's leader and writes the partition's RecordBatches bytes as
-// the broker sent them: once whole, once cut by a PartitionMaxBytes smaller than the log so that
-// the bytes end inside a batch. A manifest.json beside the .bin files names the Kafka version and,
-// per file, what it holds (codec, records produced, the aborted transactions the broker listed).
+// topic per case under a prefix and produces to it: with franz-go (uncompressed, gzip, snappy, lz4,
+// zstd; transactions that commit and abort, so the log holds control batches) and, given
+// --java-classpath, with Kafka's Java producer (ProducerPerformance: gzip, snappy in xerial
+// framing, lz4, zstd). It then sends its own kmsg.FetchRequest to the partition's leader and
+// writes the partition's RecordBatches bytes as the broker sent them: whole (the responses
+// concatenated, if the broker needed more than one), and, when one response held them all, once
+// more cut by a PartitionMaxBytes smaller than the log so that the bytes end inside a batch. A
+// manifest.json beside the .bin files names the Kafka version and, per file, what it holds
+// (codec, records produced, the fetch, the aborted transactions the broker listed). The topics
+// are deleted at the end.
 //
-//	capturebatches --bootstrap 127.0.0.1:9092 --kafka-version 4.1.0 --out loadgen/recbatch/testdata/kafka-4.1.0
+//	capturebatches --bootstrap 127.0.0.1:9092 --kafka-version 4.1.0 --out loadgen/recbatch/testdata/kafka-4.1.0 \
+//		--java-classpath "$HOME/.cache/plimsoll/kafka-tools/4.1.0/libs/*"
 package main
 
 import (
