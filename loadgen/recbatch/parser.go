@@ -46,6 +46,7 @@ type Parser struct {
 	pos   int    // where the next batch starts in buf
 	batch Batch
 	recs  []byte // the current batch's records (in buf, or in the decompression buffer)
+	packd []byte // the current batch's compressed records, until its first NextRecord
 	left  int32  // records of the current batch not yet returned
 	err   error
 	tail  bool
@@ -54,7 +55,7 @@ type Parser struct {
 
 // Reset starts the parser on a partition's bytes (a Fetch response's RecordBatches).
 func (p *Parser) Reset(partition []byte) {
-	p.buf, p.pos, p.recs, p.left, p.err, p.tail = partition, 0, nil, 0, nil, false
+	p.buf, p.pos, p.recs, p.packd, p.left, p.err, p.tail = partition, 0, nil, nil, 0, nil, false
 	p.batch = Batch{}
 }
 
@@ -72,11 +73,13 @@ func (p *Parser) Consumed() int { return p.pos }
 // Batch returns the header of the batch NextBatch moved to; valid until the next NextBatch.
 func (p *Parser) Batch() *Batch { return &p.batch }
 
-// NextBatch moves to the next batch, checks it and, if compressed, decompresses its records.
-// It returns false at the end of the bytes, at an incomplete tail (IncompleteTail) or at an
-// error (Err); the parser then stays stopped until Reset.
+// NextBatch moves to the next batch and checks its CRC and header. A compressed batch's records
+// are decompressed by its first NextRecord, so a batch skipped (NextBatch again, as for an
+// aborted transaction's) costs no decompression. It returns false at the end of the bytes, at
+// an incomplete tail (IncompleteTail) or at an error (Err); the parser then stays stopped until
+// Reset.
 func (p *Parser) NextBatch() bool {
-	p.recs, p.left = nil, 0
+	p.recs, p.packd, p.left = nil, nil, 0
 	if p.err != nil || p.tail || p.pos >= len(p.buf) {
 		return false
 	}
@@ -123,18 +126,35 @@ func (p *Parser) frame(rest []byte) ([]byte, bool) {
 	return whole, true
 }
 
-// open points the parser at the records of the batch whole, decompressing them if need be,
-// and checks that their count fits their bytes.
+// open points the parser at the records of the batch whole: uncompressed ones checked for a
+// count their bytes can hold, compressed ones kept for unpack.
 func (p *Parser) open(whole []byte) error {
 	b := &p.batch
-	recs := whole[headerSize:]
-	if c := b.Codec(); c != None {
-		var err error
-		if recs, err = p.dec.decompress(c, recs, p.maxDecompressed()); err != nil {
-			return fmt.Errorf("%w at offset %d: %s: %v", ErrCorrupt, b.BaseOffset, c, err)
-		}
+	if b.NumRecords < 0 {
+		return fmt.Errorf("%w at offset %d: a record count of %d", ErrCorrupt, b.BaseOffset, b.NumRecords)
 	}
-	if b.NumRecords < 0 || int64(b.NumRecords)*recordMinEncoding > int64(len(recs)) {
+	if b.Codec() != None {
+		p.packd, p.left = whole[headerSize:], b.NumRecords
+		return nil
+	}
+	return p.point(whole[headerSize:])
+}
+
+// unpack decompresses the current batch's records.
+func (p *Parser) unpack() error {
+	b := &p.batch
+	recs, err := p.dec.decompress(b.Codec(), p.packd, p.maxDecompressed())
+	p.packd = nil
+	if err != nil {
+		return fmt.Errorf("%w at offset %d: %s: %v", ErrCorrupt, b.BaseOffset, b.Codec(), err)
+	}
+	return p.point(recs)
+}
+
+// point checks that the current batch's record count fits recs and points the parser at them.
+func (p *Parser) point(recs []byte) error {
+	b := &p.batch
+	if int64(b.NumRecords)*recordMinEncoding > int64(len(recs)) {
 		return fmt.Errorf("%w at offset %d: %d records cannot fit in %d bytes", ErrCorrupt, b.BaseOffset, b.NumRecords, len(recs))
 	}
 	p.recs, p.left = recs, b.NumRecords

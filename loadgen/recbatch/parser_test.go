@@ -203,7 +203,7 @@ func TestParseErrors(t *testing.T) {
 		{"crc field itself", flip(crcAt), "offset 77", true},
 		{"length below a header", func() []byte { b := good(); binary.BigEndian.PutUint32(b[8:], 20); return b }(), "shorter than a batch header", false},
 		{"more records than bytes", refix(func(b []byte) []byte { binary.BigEndian.PutUint32(b[57:], 1<<30); return b }), "cannot fit", false},
-		{"negative record count", refix(func(b []byte) []byte { binary.BigEndian.PutUint32(b[57:], 0xffffffff); return b }), "cannot fit", false},
+		{"negative record count", refix(func(b []byte) []byte { binary.BigEndian.PutUint32(b[57:], 0xffffffff); return b }), "a record count of -1", false},
 		{"one record fewer than the bytes", refix(func(b []byte) []byte { binary.BigEndian.PutUint32(b[57:], 3); return b }), "bytes after its 3 records", false},
 		{"one record more than the bytes", refix(func(b []byte) []byte { binary.BigEndian.PutUint32(b[57:], 5); return b }), "record 4 of 5", false},
 		{"record length past the batch", refix(func(b []byte) []byte { return append(b[:headerSize], 0x7e, 0, 0) }), "", false},
@@ -274,5 +274,31 @@ func TestControlBatch(t *testing.T) {
 	}
 	if _, ok := Control([]byte{0, 0, 1}); ok {
 		t.Error("a 3-byte key read as a marker")
+	}
+}
+
+// TestSkippedBatchIsNotDecompressed: a compressed batch the caller skips (NextBatch again, as
+// for an aborted transaction) is not decompressed, so even one whose compressed bytes are
+// garbage does not stop the parse; reading its records does.
+func TestSkippedBatchIsNotDecompressed(t *testing.T) {
+	garbage := fixed(append(tbatch{base: 0, codec: Zstd, numRecords: 3}.encode(t)[:headerSize], "not zstd at all"...))
+	good := tbatch{base: 3, codec: Gzip, numRecords: -1, recs: sampleRecords(4)}.encode(t)
+	b := append(garbage, good...)
+	var p Parser
+	p.Reset(b)
+	if !p.NextBatch() || !p.NextBatch() || p.Batch().BaseOffset != 3 {
+		t.Fatalf("skipping the first batch: err %v", p.Err())
+	}
+	n := 0
+	var r Record
+	for p.NextRecord(&r) {
+		n++
+	}
+	if n != 4 || p.Err() != nil || p.NextBatch() || p.Consumed() != len(b) {
+		t.Errorf("%d records, err %v, consumed %d of %d", n, p.Err(), p.Consumed(), len(b))
+	}
+	p.Reset(b)
+	if !p.NextBatch() || p.NextRecord(&r) || !errors.Is(p.Err(), ErrCorrupt) || !strings.Contains(p.Err().Error(), "zstd") {
+		t.Errorf("reading the garbage batch's records: err %v", p.Err())
 	}
 }

@@ -44,6 +44,11 @@ func (h *Headers) Next() (key, value []byte, ok bool) {
 // NextRecord decodes the current batch's next record into r. It returns false after the
 // batch's last record or at an error (Err), after which the parser stays stopped until Reset.
 func (p *Parser) NextRecord(r *Record) bool {
+	if p.packd != nil {
+		if err := p.unpack(); err != nil {
+			p.err, p.left = err, 0
+		}
+	}
 	if p.err != nil {
 		return false
 	}
