@@ -18,7 +18,9 @@ const BalancerName = "plimsoll-fleet-v1"
 // group gives each partition to a member of the worker that owns it (the members say which
 // partitions their worker owns in their join metadata), round robin among that worker's
 // members, so that each worker consumes what it produced while the group stays one group of
-// the workload's name. A partition no member owns fails the balance with an error naming it.
+// the workload's name. A partition no member owns (its worker not in the group yet, or gone
+// after its drain) stays unassigned: failing the balance instead, the members of the workers
+// still draining would rebalance for ever once the first worker left, reading nothing.
 func Balancer(own Range) kgo.GroupBalancer { return &balancer{own: own} }
 
 type balancer struct{ own Range }
@@ -52,7 +54,8 @@ func (b *balancer) MemberBalancer(members []kmsg.JoinGroupResponseMember) (kgo.G
 	return cb, cb.MemberTopics(), nil
 }
 
-// Balance gives partition p of each topic to the members whose worker owns p, in turn.
+// Balance gives partition p of each topic to the members whose worker owns p, in turn, and
+// leaves it unassigned if no member's worker owns it.
 func (*balancer) Balance(cb *kgo.ConsumerBalancer, topics map[string]int32) kgo.IntoSyncAssignment {
 	type member struct {
 		m    *kmsg.JoinGroupResponseMember
@@ -92,8 +95,7 @@ func (*balancer) Balance(cb *kgo.ConsumerBalancer, topics map[string]int32) kgo.
 				}
 			}
 			if len(owners) == 0 {
-				cb.SetError(fmt.Errorf("%w: partition %d of %s: no member of the group owns it (a worker is missing from the group)", ErrPlan, p, t))
-				return nil
+				continue // its worker is not in the group (yet, or any more): no one else may read it
 			}
 			own := owners[0].own
 			plan.AddPartition(owners[turn[own]%len(owners)].m, t, int32(p))

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -76,10 +78,29 @@ func TestBalancerKeepsPartitionsWithTheirWorker(t *testing.T) {
 	}
 }
 
-func TestBalancerRefuses(t *testing.T) {
-	if _, err := balance(t, members(Split(12, 3, 0), Split(12, 3, 2)), 12); !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), "partition 4 of t0: no member of the group owns it") {
-		t.Errorf("a worker missing from the group: err = %v", err)
+// TestBalancerWithoutAWorker: the partitions of a worker missing from the group (not joined
+// yet, or gone after its drain) stay unassigned, the others go to their owners.
+func TestBalancerWithoutAWorker(t *testing.T) {
+	got, err := balance(t, members(Split(12, 3, 0), Split(12, 3, 2)), 12)
+	if err != nil {
+		t.Fatal(err)
 	}
+	want := map[string]map[string][]int32{
+		"m0": {"t0": {0, 1, 2, 3}, "t1": {0, 1, 2, 3}},
+		"m1": {"t0": {8, 9, 10, 11}, "t1": {8, 9, 10, 11}},
+	}
+	for m, ts := range got {
+		for tp := range ts {
+			slices.Sort(ts[tp])
+		}
+		got[m] = ts
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("assignment %v, want %v (partitions 4..7 unassigned)", got, want)
+	}
+}
+
+func TestBalancerRefuses(t *testing.T) {
 	foreign := members(Range{0, 12})
 	meta := kmsg.NewConsumerMemberMetadata()
 	meta.Topics = []string{"t0"}
@@ -90,7 +111,8 @@ func TestBalancerRefuses(t *testing.T) {
 }
 
 // TestBalancerOnKfake: real consumers of two workers join one group through the balancer and
-// each reads only its worker's partitions.
+// each reads only its worker's partitions; when worker 0's member leaves (its drain over), it
+// closes promptly and worker 1's members get their partitions back.
 func TestBalancerOnKfake(t *testing.T) {
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(6, "plimsoll-r-t0"))
 	if err != nil {
@@ -100,6 +122,7 @@ func TestBalancerOnKfake(t *testing.T) {
 	var mu sync.Mutex
 	assigned := map[int][]int32{}
 	own := []Range{Split(6, 2, 0), Split(6, 2, 1), Split(6, 2, 1)} // worker 0 has one member, worker 1 two
+	var cls []*kgo.Client
 	for i, r := range own {
 		cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.ConsumerGroup("plimsoll-r-g0"), kgo.ConsumeTopics("plimsoll-r-t0"),
 			kgo.Balancers(Balancer(r)), kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, a map[string][]int32) {
@@ -111,6 +134,7 @@ func TestBalancerOnKfake(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer cl.Close()
+		cls = append(cls, cl)
 		go func() {
 			for ctx := context.Background(); !cl.PollFetches(ctx).IsClientClosed(); {
 			}
@@ -128,16 +152,35 @@ func TestBalancerOnKfake(t *testing.T) {
 		defer mu.Unlock()
 		return len(assigned) == 3 && total() == 6
 	})
-	mu.Lock()
-	defer mu.Unlock()
-	if len(assigned) != 3 || total() != 6 {
-		t.Fatalf("assignments %v, want 6 partitions over 3 members", assigned)
-	}
-	for i, ps := range assigned {
-		for _, p := range ps {
-			if !own[i].Contains(int(p)) {
-				t.Errorf("member %d (worker of %v) was assigned partition %d", i, own[i], p)
+	check := func(when string, want int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if total() != want {
+			t.Fatalf("%s: assignments %v, want %d partitions", when, assigned, want)
+		}
+		for i, ps := range assigned {
+			for _, p := range ps {
+				if !own[i].Contains(int(p)) {
+					t.Errorf("%s: member %d (worker of %v) was assigned partition %d", when, i, own[i], p)
+				}
 			}
 		}
 	}
+	check("all in", 6)
+	mu.Lock()
+	assigned = map[int][]int32{}
+	mu.Unlock()
+	closed := make(chan struct{})
+	go func() { cls[0].Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("worker 0's member did not close within 10 s")
+	}
+	waitFor(func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return total() == 3
+	})
+	check("worker 0 gone", 3)
 }
