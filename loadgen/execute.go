@@ -105,7 +105,10 @@ func (r *runner) consumerOpts(cn *consumer, name string, gi, ci int) []kgo.Opt {
 	o = append(o, poolOpts()...)
 	o = append(o, kgo.ConsumerGroup(name), kgo.ConsumeTopics(r.topics...),
 		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cn.assign(countParts(m, own)) }),
-		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cn.unassign(countParts(m, own)) }),
+		kgo.OnPartitionsRevoked(func(ctx context.Context, cl *kgo.Client, m map[string][]int32) {
+			cn.unassign(countParts(m, own))
+			r.commitOnRevoke(ctx, cl)
+		}),
 		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cn.unassign(countParts(m, own)) }))
 	if r.opts.Share != nil {
 		o = append(o, kgo.Balancers(r.share.Balancer))
@@ -114,6 +117,18 @@ func (r *runner) consumerOpts(cn *consumer, name string, gi, ci int) []kgo.Opt {
 		o = append(o, kgo.ClientID(fmt.Sprintf("plimsoll-%s-g%d-c%d", r.opts.RunID, gi, ci)))
 	}
 	return o
+}
+
+// commitOnRevoke commits, in a share run, what a consumer has polled before its partitions are
+// revoked, as franz-go does by default when no OnPartitionsRevoked is set: workers leave the
+// group at different times (each after its own drain), and the rebalance each leave causes
+// would otherwise make the others' members read their partitions again from the last
+// periodic commit, counting every message since as redelivered. Best effort: a failed commit
+// shows as redelivered messages.
+func (r *runner) commitOnRevoke(ctx context.Context, cl *kgo.Client) {
+	if r.opts.Share != nil {
+		_ = cl.CommitUncommittedOffsets(ctx)
+	}
 }
 
 // newProducers creates the share's producers: each runs at the whole rate's share of one
