@@ -40,6 +40,9 @@ var flagArgs = map[string]string{
 	"broker-config": "KEY=VALUE", "subnet": "CIDR", "dir": "DIR",
 	// export
 	"format": "FORMAT", "workload-name": "NAME", "driver-name": "NAME",
+	// worker
+	"run-id": "ID", "image": "IMAGE", "namespace": "NAMESPACE", "secret": "SECRET", "cpu-request": "CPU",
+	"cpu-limit": "CPU", "memory-request": "MEMORY", "memory-limit": "MEMORY",
 }
 
 // typeArgs names the placeholder of a flag missing from flagArgs by its type.

@@ -1,0 +1,2 @@
+plimsoll worker --run-id 20261127t040000-ab12 --index 0 --bootstrap broker1:9093,broker2:9093 --tls --tls-ca /etc/kafka/ca.pem --tls-cert /etc/kafka/client.pem --tls-key /etc/kafka/client-key.pem --sasl-mechanism SCRAM-SHA-512 --sasl-user loadtest --sasl-password-env KAFKA_PW
+plimsoll worker --run-id 20261127t040000-ab12 --index 1 --bootstrap broker1:9093,broker2:9093 --tls --tls-ca /etc/kafka/ca.pem --tls-cert /etc/kafka/client.pem --tls-key /etc/kafka/client-key.pem --sasl-mechanism SCRAM-SHA-512 --sasl-user loadtest --sasl-password-env KAFKA_PW

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/plimsoll/plimsoll/fleet"
+	"github.com/plimsoll/plimsoll/fleet/launch"
+	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/target"
+	"github.com/plimsoll/plimsoll/trial"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+func init() { subcommands = append(subcommands, newWorkerCmd) }
+
+// workerLimits and workerClock bound a worker's waits (its run's control topic, the
+// coordinator's heartbeats); tests shorten them.
+var (
+	workerLimits             = fleet.DefaultLimits
+	workerClock  fleet.Clock = fleet.WallClock
+)
+
+const workerLong = `worker runs one share of a run spread over several processes (docs/workers.md): it finds the
+run's control topic on the cluster under test, reads the plan the coordinator wrote, joins,
+runs its share of the workload from the plan's start and publishes its reports to the run's
+results topic. It stops when the coordinator ends the run or goes silent.
+
+Its index, 0 to N-1, comes from --index or, without it, from $` + launch.IndexEnv + ` (set by
+a Kubernetes Indexed Job). Its version must be the coordinator's. It creates no topic.`
+
+func newWorkerCmd() *cobra.Command {
+	wf := &workerFlags{}
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Run one worker's share of a run spread over several processes",
+		Long:  workerLong,
+		Example: `  plimsoll worker --run-id 20261127t040000-cd34 --index 0 --bootstrap kafka:9092
+  JOB_COMPLETION_INDEX=2 plimsoll worker --run-id 20261127t040000-cd34 --bootstrap kafka:9092`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := interruptible()
+			defer stop()
+			return wf.run(ctx, cmd.ErrOrStderr(), os.Getenv)
+		},
+	}
+	cmd.Flags().StringVar(&wf.runID, "run-id", "", "the run to join: the id the coordinator printed (required)")
+	cmd.Flags().IntVar(&wf.index, "index", 0, "this worker's index, 0 to N-1; without it, $"+launch.IndexEnv)
+	wf.target = addWorkerTargetFlags(cmd.Flags())
+	wf.fs = cmd.Flags()
+	cmd.AddCommand(newWorkerManifestCmd())
+	return cmd
+}
+
+// workerFlags are a worker's command line: the run, its index and the target.
+type workerFlags struct {
+	runID  string
+	index  int
+	target *targetFlags
+	fs     *pflag.FlagSet
+}
+
+// targetFlagNames are the target flags a worker takes: the connection only (the coordinator,
+// not a worker, reads the brokers' metrics).
+var targetFlagNames = []string{"bootstrap", "tls", "tls-ca", "tls-cert", "tls-key", "sasl-mechanism", "sasl-user", "sasl-password-env"}
+
+// addWorkerTargetFlags registers on fs the target flags of targetFlagNames, as every command
+// that reaches a cluster defines them; --bootstrap is required.
+func addWorkerTargetFlags(fs *pflag.FlagSet) *targetFlags {
+	all := pflag.NewFlagSet("target", pflag.ContinueOnError)
+	t := addTargetFlags(all)
+	for _, name := range targetFlagNames {
+		fs.AddFlag(all.Lookup(name))
+	}
+	b := fs.Lookup("bootstrap")
+	b.Usage = "bootstrap servers host:port,... of the cluster under test (required)"
+	delete(b.Annotations, flagGroupKey) // its group's title offers the local cluster, which a worker never starts
+	return t
+}
+
+// indexOf is the worker's index: --index, else $JOB_COMPLETION_INDEX; with neither, a usage
+// error naming both.
+func (wf *workerFlags) indexOf(indexSet bool, getenv func(string) string) (int, error) {
+	if indexSet {
+		if wf.index < 0 {
+			return 0, usageErrf("--index %d: give the worker's index, 0 to N-1", wf.index)
+		}
+		return wf.index, nil
+	}
+	v := getenv(launch.IndexEnv)
+	if v == "" {
+		return 0, usageErrf("no worker index: give --index I (0 to N-1), or set $%s (a Kubernetes Indexed Job sets it)", launch.IndexEnv)
+	}
+	i, err := strconv.Atoi(v)
+	if err != nil || i < 0 {
+		return 0, usageErrf("$%s=%q: give the worker's index, 0 to N-1, or --index", launch.IndexEnv, v)
+	}
+	return i, nil
+}
+
+// joining checks the command line and says who the worker is.
+func (wf *workerFlags) joining(indexSet bool, getenv func(string) string) (fleet.Joining, target.Target, error) {
+	var tg target.Target
+	if wf.runID == "" {
+		return fleet.Joining{}, tg, usageErrf("--run-id is required: give the run id the coordinator printed")
+	}
+	if err := fleet.CheckRunID(wf.runID); err != nil {
+		return fleet.Joining{}, tg, usageErrf("--run-id: %v", err)
+	}
+	i, err := wf.indexOf(indexSet, getenv)
+	if err != nil {
+		return fleet.Joining{}, tg, err
+	}
+	if wf.target.bootstrap == "" {
+		return fleet.Joining{}, tg, usageErrf("--bootstrap is required: give the cluster under test's bootstrap servers, as the coordinator was given them")
+	}
+	if tg, err = wf.target.target(); err != nil {
+		return fleet.Joining{}, tg, err
+	}
+	host, _ := os.Hostname()
+	return fleet.Joining{RunID: wf.runID, Index: i, Version: plimsollVersion(), Host: host}, tg, nil
+}
+
+// run joins the run, runs the worker's share and publishes its reports.
+func (wf *workerFlags) run(ctx context.Context, log io.Writer, getenv func(string) string) error {
+	j, tg, err := wf.joining(wf.fs.Changed("index"), getenv)
+	if err != nil {
+		return err
+	}
+	if _, err := trial.Remote(ctx, tg); err != nil {
+		return wf.target.reachErr(err)
+	}
+	base, err := tg.ClientOpts()
+	if err != nil {
+		return usageErr(err)
+	}
+	w, err := fleet.Join(ctx, base, j, workerClock, workerLimits)
+	if err != nil {
+		return joinErr(err, j)
+	}
+	defer w.Close()
+	fmt.Fprintf(log, "worker %d of %d joined run %s: %d producers, partitions [%d, %d), from %s\n", j.Index, w.Plan.Workers, j.RunID,
+		w.Share.Producers.Len(), w.Share.Partitions.Lo, w.Share.Partitions.Hi, w.Plan.Start.Format(time.RFC3339Nano))
+	return runShare(ctx, w, tg, log)
+}
+
+// runShare runs the worker's share until it ends or the coordinator is gone, then flushes its
+// reports.
+func runShare(ctx context.Context, w *fleet.Worker, tg target.Target, log io.Writer) error {
+	rctx, stop := stopWhenGone(ctx, w, workerLimits.Poll)
+	defer stop()
+	res, err := loadgen.Run(rctx, w.Plan.Spec, tg, w.RunOptions())
+	if cause := context.Cause(rctx); err != nil && errors.Is(cause, fleet.ErrCoordinatorGone) {
+		return fmt.Errorf("worker %d stopped: %w", w.Share.Worker, cause)
+	}
+	if err != nil {
+		return fmt.Errorf("worker %d: %w", w.Share.Worker, err)
+	}
+	fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := w.Flush(fctx); err != nil {
+		return fmt.Errorf("worker %d: its reports: %w", w.Share.Worker, err)
+	}
+	fmt.Fprintf(log, "worker %d done: %d sent, %d acknowledged, %d consumed in the window\n", w.Share.Worker, res.Counts.Sent, res.Counts.Acked, res.Counts.Consumed)
+	return nil
+}
+
+// stopWhenGone returns a context of ctx cancelled, with w.Err as its cause, once the
+// coordinator has ended the run or gone silent, looked at every poll.
+func stopWhenGone(ctx context.Context, w interface{ Err() error }, poll time.Duration) (context.Context, context.CancelFunc) {
+	rctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(poll)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if err := w.Err(); err != nil {
+					cancel(err)
+					return
+				}
+			}
+		}
+	}()
+	return rctx, func() { close(done); cancel(context.Canceled) }
+}
+
+// joinErr explains a join that failed: a run not found or a plan refused is the launcher's
+// input to fix (exit 2), with a hint.
+func joinErr(err error, j fleet.Joining) error {
+	switch {
+	case errors.Is(err, fleet.ErrNoRun):
+		return &cliError{code: ExitUsage, err: err, hint: fmt.Sprintf("give --run-id the id `plimsoll run --workers` printed (this worker has %s), and start the coordinator first", j.RunID)}
+	case errors.Is(err, fleet.ErrVersion):
+		return &cliError{code: ExitUsage, err: err, hint: fmt.Sprintf("this worker is plimsoll %s: start workers of the coordinator's version", j.Version)}
+	case errors.Is(err, fleet.ErrLate), errors.Is(err, fleet.ErrRunID), errors.Is(err, fleet.ErrPlan):
+		return &cliError{code: ExitUsage, err: err, hint: "the refusal is published: the coordinator stops too; start the run again with its workers together"}
+	}
+	return err
+}

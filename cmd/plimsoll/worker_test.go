@@ -1,0 +1,305 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/plimsoll/plimsoll/fleet"
+	"github.com/plimsoll/plimsoll/fleet/launch"
+	goldenfile "github.com/plimsoll/plimsoll/internal/golden"
+	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/loadgen/topics"
+	"github.com/plimsoll/plimsoll/target"
+	"github.com/plimsoll/plimsoll/workload"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// The golden files are rewritten with `go test ./cmd/plimsoll -run TestWorkerManifestGolden -update`.
+
+// TestWorkerBadInput: a worker refuses a command line it cannot run with exit 2 and a message
+// naming the flag and the fix, before it contacts anything (the bootstrap is a closed port).
+func TestWorkerBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  string
+		args []string
+		want []string
+	}{
+		{"no index", "", []string{"--run-id", "20261127t040000-cd34"}, []string{"no worker index", "--index", launch.IndexEnv}},
+		{"index in env not a number", "two", []string{"--run-id", "20261127t040000-cd34"}, []string{launch.IndexEnv + `="two"`, "0 to N-1"}},
+		{"negative index in env", "-1", []string{"--run-id", "20261127t040000-cd34"}, []string{launch.IndexEnv + `="-1"`}},
+		{"negative index", "", []string{"--run-id", "20261127t040000-cd34", "--index", "-2"}, []string{"--index -2", "0 to N-1"}},
+		{"no run id", "", []string{"--index", "0"}, []string{"--run-id is required", "the coordinator printed"}},
+		{"bad run id", "", []string{"--run-id", "a b", "--index", "0"}, []string{"--run-id:"}},
+		{"no bootstrap", "0", []string{"--run-id", "20261127t040000-cd34", "--bootstrap", ""}, []string{"--bootstrap is required"}},
+		{"metrics url is not a worker's", "0", []string{"--run-id", "20261127t040000-cd34", "--metrics-url", "1=http://x"}, []string{"unknown flag: --metrics-url"}},
+		{"an argument", "0", []string{"--run-id", "20261127t040000-cd34", "extra"}, []string{"unknown command"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(launch.IndexEnv, tc.env)
+			args := append([]string{"worker", "--bootstrap", "127.0.0.1:1"}, tc.args...)
+			_, stderr, code := runCLI(t, args...)
+			if code != ExitUsage {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitUsage, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestWorkerNoRun: a worker started with a run id no coordinator opened finds no control
+// topic within its wait, exits 2 naming the topic and asks for the id the coordinator printed;
+// it creates nothing.
+func TestWorkerNoRun(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	short := fleet.DefaultLimits
+	short.Find, short.Poll = 500*time.Millisecond, 50*time.Millisecond
+	defer func(l fleet.Limits) { workerLimits = l }(workerLimits)
+	workerLimits = short
+	t.Setenv(launch.IndexEnv, "1")
+	runID := "20261127t040000-ee99"
+	_, stderr, code := runCLI(t, "worker", "--run-id", runID, "--bootstrap", strings.Join(c.ListenAddrs(), ","))
+	if code != ExitUsage {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitUsage, stderr)
+	}
+	for _, w := range []string{fleet.ControlTopic(runID), "the run id the coordinator printed", "hint: give --run-id"} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	noTopicsLeft(t, c.ListenAddrs())
+}
+
+// fakeErr is a worker whose coordinator is gone from the given call of Err on.
+type fakeErr struct {
+	goneAt int32
+	n      atomic.Int32
+}
+
+func (f *fakeErr) Err() error {
+	if f.n.Add(1) >= f.goneAt {
+		return fleet.ErrCoordinatorGone
+	}
+	return nil
+}
+
+// TestStopWhenGone: the run's context is cancelled, with the worker's error as its cause, once
+// Err reports the coordinator gone, and not before.
+func TestStopWhenGone(t *testing.T) {
+	f := &fakeErr{goneAt: 3}
+	ctx, stop := stopWhenGone(context.Background(), f, time.Millisecond)
+	defer stop()
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("not cancelled")
+	}
+	if !errors.Is(context.Cause(ctx), fleet.ErrCoordinatorGone) || f.n.Load() != 3 {
+		t.Errorf("cause %v after %d calls; want ErrCoordinatorGone after 3", context.Cause(ctx), f.n.Load())
+	}
+	ok := &fakeErr{goneAt: 1 << 30}
+	ctx2, stop2 := stopWhenGone(context.Background(), ok, time.Millisecond)
+	stop2()
+	if !errors.Is(context.Cause(ctx2), context.Canceled) {
+		t.Errorf("stopped: cause %v, want context.Canceled", context.Cause(ctx2))
+	}
+}
+
+// TestWorkerManifestGolden: the command prints launch.Manifest and launch.Lines of the spec its
+// flags give (the plain and secured specs of fleet/launch's tests).
+func TestWorkerManifestGolden(t *testing.T) {
+	plain := []string{"worker", "manifest", "--workers", "3", "--run-id", "20261127t040000-cd34", "--image", "plimsoll:dev",
+		"--duration", "90s", "--margin", "30s", "--ttl", "10m", "--bootstrap", "kafka.kafka.svc:9092"}
+	secured := []string{"worker", "manifest", "--workers", "2", "--run-id", "20261127t040000-ab12", "--image", "registry.example.com/plimsoll:v1.0.0",
+		"--namespace", "load", "--name", "load-workers", "--secret", "kafka-load-client", "--cpu-request", "2", "--memory-request", "2Gi",
+		"--cpu-limit", "2", "--memory-limit", "2Gi", "--duration", "40m", "--bootstrap", "broker1:9093,broker2:9093",
+		"--tls-ca", "/etc/kafka/ca.pem", "--tls-cert", "/etc/kafka/client.pem", "--tls-key", "/etc/kafka/client-key.pem",
+		"--sasl-mechanism", "SCRAM-SHA-512", "--sasl-user", "loadtest", "--sasl-password-env", "KAFKA_PW"}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		golden string
+	}{
+		{"plain yaml", plain, "testdata/worker/plain.golden.yaml"},
+		{"plain shell", append(plain, "--format", "shell"), "testdata/worker/plain.golden.sh"},
+		{"secured yaml", secured, "testdata/worker/secured.golden.yaml"},
+		{"secured shell", append(secured, "--format", "shell"), "testdata/worker/secured.golden.sh"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, tc.args...)
+			if code != ExitOK {
+				t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+			}
+			goldenfile.Check(t, tc.golden, []byte(stdout))
+		})
+	}
+	want, err := launch.Manifest(launch.Spec{RunID: "20261127t040000-cd34", Workers: 3, Image: "plimsoll:dev",
+		Target: launch.Target{Bootstrap: "kafka.kafka.svc:9092"}, Duration: 90 * time.Second, Margin: 30 * time.Second, TTL: 10 * time.Minute})
+	stdout, _, code := runCLI(t, plain...)
+	if err != nil || code != ExitOK || stdout != string(want) {
+		t.Errorf("the command's manifest differs from launch.Manifest of the same spec (err %v)", err)
+	}
+}
+
+// TestWorkerManifestBadInput: a spec launch refuses is a usage error naming the fix, nothing
+// printed on stdout.
+func TestWorkerManifestBadInput(t *testing.T) {
+	ok := map[string]string{"--workers": "3", "--run-id": "20261127t040000-cd34", "--image": "plimsoll:dev", "--duration": "90s", "--bootstrap": "kafka:9092"}
+	for _, tc := range []struct {
+		name string
+		set  map[string]string
+		want string
+	}{
+		{"no workers", map[string]string{"--workers": "0"}, "workers 0: give 1 or more"},
+		{"no run id", map[string]string{"--run-id": ""}, "run id"},
+		{"no image", map[string]string{"--image": ""}, "image \"\""},
+		{"no duration", map[string]string{"--duration": "0s"}, "duration 0s"},
+		{"no bootstrap", map[string]string{"--bootstrap": ""}, "bootstrap"},
+		{"secret without tls or sasl", map[string]string{"--secret": "s"}, "secret \"s\" named"},
+		{"sasl without secret", map[string]string{"--sasl-mechanism": "plain", "--sasl-user": "u"}, "no secret is named"},
+		{"bad cpu", map[string]string{"--cpu-limit": "lots"}, "lots"},
+		{"bad format", map[string]string{"--format": "json"}, "--format \"json\": give one of yaml, shell"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"worker", "manifest"}
+			for k, v := range ok {
+				if _, over := tc.set[k]; !over {
+					args = append(args, k, v)
+				}
+			}
+			for k, v := range tc.set {
+				args = append(args, k, v)
+			}
+			stdout, stderr, code := runCLI(t, args...)
+			if code != ExitUsage || stdout != "" || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit %d and %q", code, stdout, stderr, ExitUsage, tc.want)
+			}
+		})
+	}
+}
+
+// workerTestSpec is a small workload two workers can share: 2 producers, 2 partitions, one
+// group of 2 consumers, a short window.
+func workerTestSpec() workload.Spec {
+	s := workload.Default()
+	s.Topics, s.PartitionsPerTopic, s.ReplicationFactor = 1, 2, 1
+	s.Producers, s.Rate, s.MessageSize = 2, 400, 100
+	s.ConsumerGroups, s.ConsumersPerGroup = 1, 2
+	s.Warmup, s.Duration = 400*time.Millisecond, 1200*time.Millisecond
+	s.ConsumerProps.Set("heartbeat.interval.ms", "100")
+	return s
+}
+
+// openTestRun opens a run of n workers on kfake as the coordinator does: the plan, the control
+// and results topics, the workload's topics.
+func openTestRun(t *testing.T, ctx context.Context, c *kfake.Cluster, runID string, n int) (*fleet.Coordinator, fleet.Plan) {
+	t.Helper()
+	base := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
+	p := fleet.Plan{RunID: runID, Version: plimsollVersion(), Workers: n, Spec: workerTestSpec(), Start: time.Now().Add(4 * time.Second)}
+	co, err := fleet.Open(ctx, base, p, fleet.WallClock, workerLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(base...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	names := topics.TopicNames(fleet.Prefix(runID), p.Spec.Topics)
+	if err := topics.Create(ctx, kadm.NewClient(cl), names, int32(p.Spec.PartitionsPerTopic), 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	return co, p
+}
+
+// workerOut is what one in-process `plimsoll worker` printed and returned.
+type workerOut struct {
+	stderr string
+	code   int
+}
+
+// startWorkers runs `plimsoll worker` for each index in-process against c.
+func startWorkers(t *testing.T, c *kfake.Cluster, runID string, n int) func() []workerOut {
+	outs := make([]workerOut, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			_, outs[i].stderr, outs[i].code = runCLI(t, "worker", "--run-id", runID, "--index", strconv.Itoa(i), "--bootstrap", strings.Join(c.ListenAddrs(), ","))
+		})
+	}
+	return func() []workerOut { wg.Wait(); return outs }
+}
+
+// TestWorkerCommandRunsItsShare: two `plimsoll worker` commands join a run a coordinator opened
+// on kfake, run their shares and exit 0; the coordinator's merge holds every message, none
+// lost or duplicated. A worker whose coordinator ends the run mid-way stops and exits 1 saying
+// so.
+func TestWorkerCommandRunsItsShare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs loadgen for several seconds")
+	}
+	defer func(l fleet.Limits) { workerLimits = l }(workerLimits)
+	workerLimits = fleet.Limits{Join: 20 * time.Second, Silence: 5 * time.Second, Lag: 4, Find: 10 * time.Second, Poll: 50 * time.Millisecond, Beat: 200 * time.Millisecond}
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	co, _ := openTestRun(t, ctx, c, "20261127t050000-aa01", 2)
+	wait := startWorkers(t, c, "20261127t050000-aa01", 2)
+	if err := co.AwaitJoins(ctx); err != nil {
+		t.Fatal(err)
+	}
+	merged, err := co.Collect(ctx, func(fleet.MergedSecond) {})
+	outs := wait()
+	if cerr := co.Close(ctx); err != nil || cerr != nil {
+		t.Fatalf("collect: %v; close: %v", err, cerr)
+	}
+	for i, o := range outs {
+		if o.code != ExitOK || !strings.Contains(o.stderr, fmt.Sprintf("worker %d done", i)) {
+			t.Errorf("worker %d: exit %d, stderr:\n%s", i, o.code, o.stderr)
+		}
+	}
+	if merged.Counts.Sent == 0 || merged.Counts.Lost != 0 || merged.Counts.Duplicated != 0 || merged.Counts.Consumed != merged.Counts.Acked {
+		t.Errorf("merged counts %+v; want messages sent, all consumed once", merged.Counts)
+	}
+
+	co, p := openTestRun(t, ctx, c, "20261127t050000-aa02", 1)
+	wait = startWorkers(t, c, p.RunID, 1)
+	if err := co.AwaitJoins(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := co.Close(ctx); err != nil { // ends the run before the worker's start
+		t.Fatal(err)
+	}
+	o := wait()[0]
+	if o.code != ExitError || !strings.Contains(o.stderr, "the coordinator is gone") {
+		t.Errorf("worker of an ended run: exit %d, stderr:\n%s", o.code, o.stderr)
+	}
+	for _, id := range []string{"20261127t050000-aa01", p.RunID} { // the workload's topics and groups: the coordinator's to delete
+		if _, _, err := loadgen.DeletePrefixed(ctx, target.Target{Bootstrap: c.ListenAddrs()}, fleet.Prefix(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noTopicsLeft(t, c.ListenAddrs())
+}
