@@ -384,7 +384,8 @@ func TestWorkersRunShares(t *testing.T) {
 		t.Fatal(err)
 	}
 	var mergedSent int64
-	merged, err := co.Collect(ctx, func(m MergedSecond) { mergedSent += m.Tally.Sent })
+	asm := NewAssembly(p)
+	merged, err := co.Collect(ctx, func(m MergedSecond) { mergedSent += m.Tally.Sent; asm.Add(m) })
 	wg.Wait()
 	if err != nil {
 		t.Fatal(err)
@@ -404,6 +405,14 @@ func TestWorkersRunShares(t *testing.T) {
 	}
 	if mergedSent != sent {
 		t.Errorf("the merged seconds sent %d, the workers %d", mergedSent, sent)
+	}
+	res := asm.Result(merged, c.ListenAddrs())
+	var rowsSent float64
+	for row := range res.Timeline.All() {
+		rowsSent += row.SentMsgsPerSec
+	}
+	if res.Counts != sum || int64(rowsSent) != sent || res.Latency.Publish != merged.Publish.Percentiles() || len(res.Groups) != len(merged.Groups) {
+		t.Errorf("assembled result: counts %+v (want %+v), timeline sent %v (want %d), latency %+v", res.Counts, sum, rowsSent, sent, res.Latency.Publish)
 	}
 	for _, g := range merged.Groups {
 		if g.Producers != (Range{0, 3}) || g.Measured.Consumed != sum.Acked || !g.CaughtUp || g.Foreign != 0 {

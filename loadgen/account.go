@@ -130,23 +130,9 @@ func (r *runner) fill(res *Result, col *collector, prods []*producer, groups []*
 // behind, its backlog acknowledged only in the drain, from reading as keeping up. The
 // timeline's rates, second by second, count by arrival.
 func (r *runner) fillRates(res *Result, st *execState) {
-	secs := float64(st.windowEnd-st.windowStart) / 1e9
-	per := func(n int64) float64 {
-		if secs <= 0 {
-			return 0
-		}
-		return float64(n) / secs
-	}
-	if arrivalSecs := float64(st.endK.t-st.startK.t) / 1e9; arrivalSecs > 0 {
-		res.Arrived = ArrivedRates{AckedMsgsPerSec: float64(st.endK.acked-st.startK.acked) / arrivalSecs,
-			ConsumedMsgsPerSec: float64(st.endK.consumed-st.startK.consumed) / arrivalSecs}
-	}
-	res.TargetMsgsPerSec = r.share.rate(r.spec)
-	res.SentMsgsPerSec = per(res.Counts.Sent)
-	res.ProducedMsgsPerSec = math.Min(per(res.Counts.Acked), res.Arrived.AckedMsgsPerSec)
-	res.ProducedBytesPerSec = res.ProducedMsgsPerSec * float64(r.payloads.size)
-	res.ConsumedMsgsPerSec = math.Min(per(res.Counts.Consumed), res.Arrived.ConsumedMsgsPerSec)
-	res.ConsumedBytesPerSec = res.ConsumedMsgsPerSec * float64(r.payloads.size)
+	arrivalSecs := float64(st.endK.t-st.startK.t) / 1e9
+	res.FillRates(r.share.rate(r.spec), float64(st.windowEnd-st.windowStart)/1e9, arrivalSecs,
+		st.endK.acked-st.startK.acked, st.endK.consumed-st.startK.consumed, r.payloads.size)
 }
 
 // producerCounts sums the producers' counts, by phase.

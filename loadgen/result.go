@@ -298,3 +298,27 @@ func (r *Result) WriteTimelineCSV(w io.Writer) error {
 	cw.Flush()
 	return errors.Join(cw.Error(), r.Timeline.Err())
 }
+
+// SecondLatencyOf is one second's latency summary of h, as the timeline records it.
+func SecondLatencyOf(h *hdr.Hist) SecondLatency { return secondLatency(h) }
+
+// FillRates sets the window's rates from its counts (r.Counts, filled first), as a run
+// computes them (see Result's rates): the sent rate is Counts.Sent over windowSecs; the produced
+// and consumed rates the lesser of their counts over windowSecs and the acknowledgements and
+// consumptions that arrived inside the window (acked, consumed) over arrivalSecs; their bytes
+// at msgBytes a message. target is the run's target rate.
+func (r *Result) FillRates(target, windowSecs, arrivalSecs float64, acked, consumed int64, msgBytes int) {
+	per := func(n int64, secs float64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(n) / secs
+	}
+	r.Arrived = ArrivedRates{AckedMsgsPerSec: per(acked, arrivalSecs), ConsumedMsgsPerSec: per(consumed, arrivalSecs)}
+	r.TargetMsgsPerSec = target
+	r.SentMsgsPerSec = per(r.Counts.Sent, windowSecs)
+	r.ProducedMsgsPerSec = min(per(r.Counts.Acked, windowSecs), r.Arrived.AckedMsgsPerSec)
+	r.ProducedBytesPerSec = r.ProducedMsgsPerSec * float64(msgBytes)
+	r.ConsumedMsgsPerSec = min(per(r.Counts.Consumed, windowSecs), r.Arrived.ConsumedMsgsPerSec)
+	r.ConsumedBytesPerSec = r.ConsumedMsgsPerSec * float64(msgBytes)
+}

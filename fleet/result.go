@@ -1,0 +1,128 @@
+package fleet
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/loadgen/hdr"
+	"github.com/plimsoll/plimsoll/loadgen/topics"
+)
+
+// Assembly builds the coordinator's loadgen.Result of a run with workers from what Collect
+// merges: Add takes each merged second (Collect's onSecond) as a timeline row and the HDR
+// interval log's histograms; Result adds the merged final. The Result has the shape of a
+// single-process run's, so result.json, the timeline, the HDR log and the verdict read it alike.
+type Assembly struct {
+	plan Plan
+	rows []loadgen.Second
+	log  hdr.IntervalLog
+	err  error // the first interval the log could not keep
+	// Over the measured seconds: the acknowledgements and consumptions that arrived, the
+	// time producers waited for buffer space.
+	measured                int
+	drain                   int
+	ackedIn, consumedIn     int64
+	bufferFullNs, maxFlight int64
+}
+
+// NewAssembly starts the assembly of plan p's result.
+func NewAssembly(p Plan) *Assembly { return &Assembly{plan: p} }
+
+// Add records merged second m: its timeline row (rates per second of its counts) and its
+// interval histograms, timed from the plan's start.
+func (a *Assembly) Add(m MergedSecond) {
+	t := m.Tally
+	a.rows = append(a.rows, loadgen.Second{
+		T: float64(m.Index), Phase: m.Phase, TargetMsgsPerSec: a.plan.Spec.Rate,
+		SentMsgsPerSec: float64(t.Sent), ProducedMsgsPerSec: float64(t.Acked), ProducedBytesPerSec: float64(t.AckedBytes),
+		ConsumedMsgsPerSec: float64(t.Consumed), Failed: t.Failed, Errors: t.Errors,
+		Publish: loadgen.SecondLatencyOf(m.Publish), EndToEnd: loadgen.SecondLatencyOf(m.EndToEnd),
+		ScheduleDelay: loadgen.SecondLatencyOf(m.ScheduleDelay),
+		BufferFullMs:  float64(t.BufferFullNs) / 1e6, InFlight: t.InFlight, BacklogMsgs: largest(t.Backlog),
+	})
+	start, end := int64(m.Index-1)*1000, int64(m.Index)*1000
+	for i, h := range []*hdr.Hist{m.Publish, m.EndToEnd, m.ScheduleDelay} {
+		if err := a.log.Add(intervalTags[i], start, end, h); err != nil && a.err == nil {
+			a.err = err
+		}
+	}
+	a.maxFlight = max(a.maxFlight, t.InFlight)
+	switch m.Phase {
+	case loadgen.PhaseMeasure:
+		a.measured++
+		a.ackedIn, a.consumedIn, a.bufferFullNs = a.ackedIn+t.Acked, a.consumedIn+t.Consumed, a.bufferFullNs+t.BufferFullNs
+	case loadgen.PhaseDrain:
+		a.drain++
+	}
+}
+
+// intervalTags are the HDR interval log's tags of a second's histograms, as loadgen writes them.
+var intervalTags = [3]string{"publish", "end_to_end", "schedule_delay"}
+
+// largest is the largest of vs, 0 without any.
+func largest(vs []int64) int64 {
+	var m int64
+	for _, v := range vs {
+		m = max(m, v)
+	}
+	return m
+}
+
+// Result is the run's result: the merged final's counts, ledgers and histograms, the rates over
+// the window, the timeline and interval log of the seconds added. bootstrap is the target's.
+func (a *Assembly) Result(f MergedFinal, bootstrap []string) *loadgen.Result {
+	spec := a.plan.Spec
+	res := &loadgen.Result{RunID: a.plan.RunID, Counts: f.Counts, ExcludedCounts: f.Excluded,
+		Histograms: loadgen.Histograms{Publish: f.Publish, EndToEnd: f.EndToEnd, ScheduleDelay: f.ScheduleDelay, AckWait: f.AckWait},
+		Latency: loadgen.Latency{Publish: f.Publish.Percentiles(), EndToEnd: f.EndToEnd.Percentiles(),
+			ScheduleDelay: f.ScheduleDelay.Percentiles(), AckWait: f.AckWait.Percentiles()},
+		Timeline: loadgen.TimelineOf(a.rows...), Intervals: a.log, Window: a.window(f), Config: a.config(f, bootstrap),
+		Notes: []string{fmt.Sprintf("merged from the reports of %d workers (docs/workers.md): end-to-end latency is measured within each worker; the timeline's CPU and produce-window figures are the workers' own, not merged", a.plan.Workers)},
+	}
+	for _, g := range f.Groups {
+		res.Groups = append(res.Groups, groupResult(g))
+	}
+	if a.err != nil {
+		res.Notes = append(res.Notes, a.err.Error())
+	}
+	secs := spec.Duration.Seconds()
+	res.FillRates(spec.Rate, secs, float64(a.measured), a.ackedIn, a.consumedIn, spec.MessageSize)
+	res.Client = loadgen.ClientSignals{MaxScheduleDelayMs: float64(f.ScheduleDelay.MaxNs()) / 1e6,
+		BufferFullSeconds: float64(a.bufferFullNs) / 1e9, MaxInFlight: a.maxFlight}
+	if a.measured > 0 {
+		res.Client.BufferFullShare = res.Client.BufferFullSeconds / (float64(a.measured) * float64(spec.Producers))
+	}
+	return res
+}
+
+// window is the run's phases as the plan set them and the seconds reported them.
+func (a *Assembly) window(f MergedFinal) loadgen.Window {
+	w := loadgen.Window{Start: a.plan.Start.Add(a.plan.Spec.Warmup).UTC(), WarmupSeconds: a.plan.Spec.Warmup.Seconds(),
+		MeasuredSeconds: a.plan.Spec.Duration.Seconds(), DrainSeconds: float64(a.drain), DrainComplete: true}
+	for _, g := range f.Groups {
+		w.DrainComplete = w.DrainComplete && g.CaughtUp
+	}
+	return w
+}
+
+// config records the run as a whole: the spec, its topics and groups, every worker's clients.
+func (a *Assembly) config(f MergedFinal, bootstrap []string) loadgen.Config {
+	spec, prefix := a.plan.Spec, Prefix(a.plan.RunID)
+	c := loadgen.Config{Spec: spec, Bootstrap: bootstrap, Topics: topics.TopicNames(prefix, spec.Topics),
+		Partitions: spec.PartitionsPerTopic, ReplicationFactor: spec.ReplicationFactor,
+		ProducerClients: spec.Producers, ConsumerClients: spec.ConsumerGroups * spec.ConsumersPerGroup,
+		GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU()}
+	for _, g := range f.Groups {
+		c.Groups = append(c.Groups, g.Name)
+	}
+	return c
+}
+
+// groupResult is a united ledger as a run's group result.
+func groupResult(g GroupLedger) loadgen.GroupResult {
+	m := g.Measured
+	return loadgen.GroupResult{Name: g.Name, CaughtUp: g.CaughtUp, Foreign: g.Foreign, Counts: loadgen.Counts{
+		Consumed: m.Consumed, Duplicated: m.Duplicated, Redelivered: m.Redelivered, OutOfOrder: m.OutOfOrder,
+		Lost: g.Lost, Unconsumed: g.Unconsumed}}
+}

@@ -1,0 +1,77 @@
+package fleet
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/loadgen/hdr"
+	"github.com/plimsoll/plimsoll/workload"
+)
+
+// histOf records each value (ns) in a new histogram.
+func histOf(ns ...int64) *hdr.Hist {
+	h := hdr.New()
+	for _, v := range ns {
+		h.Record(v)
+	}
+	return h
+}
+
+// TestAssemblyResult: the assembled Result holds the merged final's counts, ledgers and
+// histograms (percentiles of the merged histograms), one timeline row and three interval
+// histograms per merged second, and rates over the window as a run computes them.
+func TestAssemblyResult(t *testing.T) {
+	spec := workload.Default()
+	spec.Rate, spec.Producers, spec.MessageSize, spec.Topics, spec.PartitionsPerTopic = 100, 2, 10, 1, 2
+	spec.ConsumerGroups, spec.ConsumersPerGroup = 1, 2
+	spec.Warmup, spec.Duration = time.Second, 2*time.Second
+	p := Plan{RunID: "20261127t050000-cc01", Workers: 2, Spec: spec, Start: time.Unix(1_800_000_000, 0)}
+	a := NewAssembly(p)
+	phases := []string{loadgen.PhaseWarmup, loadgen.PhaseMeasure, loadgen.PhaseMeasure, loadgen.PhaseDrain}
+	for i, ph := range phases {
+		a.Add(MergedSecond{Index: i + 1, Phase: ph, Workers: 2,
+			Tally:   Tally{Sent: 100, Acked: 90 + int64(i), AckedBytes: 900, Consumed: 80, BufferFullNs: 2e8, InFlight: int64(i), Backlog: []int64{int64(3 * i)}},
+			Publish: histOf(1e6, 2e6), EndToEnd: histOf(3e6), ScheduleDelay: histOf(1e3)})
+	}
+	counts := loadgen.Counts{Sent: 200, Acked: 190, Consumed: 190}
+	f := MergedFinal{Counts: counts, Excluded: loadgen.Counts{Sent: 100, Acked: 100},
+		Publish: histOf(1e6, 5e6), EndToEnd: histOf(4e6), ScheduleDelay: histOf(2e6), AckWait: histOf(1e6),
+		Groups: []GroupLedger{{Name: "plimsoll-20261127t050000-cc01-g0", Measured: LedgerCounts{Consumed: 190}, CaughtUp: true}}}
+	res := a.Result(f, []string{"b:9092"})
+
+	if res.Counts != counts || res.ExcludedCounts != f.Excluded || res.RunID != p.RunID {
+		t.Errorf("counts %+v excluded %+v run %s", res.Counts, res.ExcludedCounts, res.RunID)
+	}
+	if res.Latency.Publish != f.Publish.Percentiles() || res.Latency.EndToEnd != f.EndToEnd.Percentiles() || res.Histograms.AckWait != f.AckWait {
+		t.Errorf("latency %+v, want the merged histograms' percentiles", res.Latency)
+	}
+	if len(res.Groups) != 1 || res.Groups[0].Counts.Consumed != 190 || !res.Groups[0].CaughtUp || !res.Window.DrainComplete {
+		t.Errorf("groups %+v, window %+v", res.Groups, res.Window)
+	}
+	// Rates: the window's counts over its 2 s, and at most what arrived in the measured seconds.
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"sent", res.SentMsgsPerSec, 100}, {"produced", res.ProducedMsgsPerSec, 91.5}, {"consumed", res.ConsumedMsgsPerSec, 80},
+		{"produced bytes", res.ProducedBytesPerSec, 915}, {"target", res.TargetMsgsPerSec, 100},
+		{"buffer full share", res.Client.BufferFullShare, 0.1}, {"max schedule delay ms", res.Client.MaxScheduleDelayMs, 2},
+		{"measured s", res.Window.MeasuredSeconds, 2}, {"warm-up s", res.Window.WarmupSeconds, 1}, {"drain s", res.Window.DrainSeconds, 1},
+	} {
+		if c.got < c.want-1e-9 || c.got > c.want+1e-9 {
+			t.Errorf("%s %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	rows := slices.Collect(res.Timeline.All())
+	if len(rows) != 4 || rows[2].T != 3 || rows[2].Phase != loadgen.PhaseMeasure || rows[2].ProducedMsgsPerSec != 92 || rows[3].BacklogMsgs != 9 || rows[1].Publish.Count != 2 {
+		t.Errorf("timeline %+v", rows)
+	}
+	if res.Intervals.Len() != 12 || !res.Window.Start.Equal(p.Start.Add(time.Second)) {
+		t.Errorf("%d intervals (want 3 a second), window start %s", res.Intervals.Len(), res.Window.Start)
+	}
+	if res.Config.ProducerClients != 2 || res.Config.ConsumerClients != 2 || len(res.Config.Topics) != 1 || res.Config.Groups[0] != f.Groups[0].Name {
+		t.Errorf("config %+v", res.Config)
+	}
+}
