@@ -243,14 +243,8 @@ func (r *runner) setupTopics(ctx context.Context) error {
 	}
 	r.partitions = r.spec.PartitionsFor(r.brokers)
 	r.rf = r.spec.ReplicationFor(r.brokers)
-	r.topicConfigs = r.spec.TopicConfig.Map()
-	if r.spec.MinInsyncReplicas > 0 {
-		r.topicConfigs["min.insync.replicas"] = fmt.Sprint(r.spec.MinInsyncReplicas)
-	}
-	cfg := make(map[string]*string, len(r.topicConfigs))
-	for k, v := range r.topicConfigs {
-		cfg[k] = kadm.StringPtr(v)
-	}
+	r.topicConfigs = TopicConfigs(r.spec)
+	cfg := TopicConfigPtrs(r.topicConfigs)
 	names := topics.TopicNames(r.opts.TopicPrefix, r.spec.Topics)
 	if r.opts.Share != nil {
 		return r.findTopics(sctx, names)
@@ -278,4 +272,23 @@ func (r *runner) findTopics(ctx context.Context, names []string) error {
 	}
 	r.topics, r.groupNames = names, topics.GroupNames(r.opts.TopicPrefix, r.spec.ConsumerGroups)
 	return nil
+}
+
+// TopicConfigs are the configs a run creates its topics with: the spec's topic configs and
+// its min.insync.replicas.
+func TopicConfigs(spec workload.Spec) map[string]string {
+	c := spec.TopicConfig.Map()
+	if spec.MinInsyncReplicas > 0 {
+		c["min.insync.replicas"] = fmt.Sprint(spec.MinInsyncReplicas)
+	}
+	return c
+}
+
+// TopicConfigPtrs are configs as topics.Create takes them.
+func TopicConfigPtrs(c map[string]string) map[string]*string {
+	out := make(map[string]*string, len(c))
+	for k, v := range c {
+		out[k] = kadm.StringPtr(v)
+	}
+	return out
 }

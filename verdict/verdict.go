@@ -40,6 +40,7 @@ const (
 	CritHostNoise   = "host-noise"
 	CritInterrupted = "interrupted"
 	CritSilent      = "silent-broker" // a broker answered nothing at the run's start, or for SilentSeconds in it
+	CritWorkerLost  = "worker-lost"   // a generator worker of a run with workers went silent or died
 	// A run with planned faults (package fault) is judged by these two instead of the
 	// throughput, latency, ISR and produce-error criteria.
 	CritFaultLoss     = "fault-loss"     // acknowledged messages lost, or written twice with idempotence
@@ -802,4 +803,12 @@ func (c Criteria) Describe() string {
 		return "none (every criterion switched off)"
 	}
 	return strings.Join(s, "; ")
+}
+
+// WorkerLost makes v invalid, both its state and its ceiling, with a worker-lost reason of the
+// given text first: a run with workers that lost one measured only part of its load, so no
+// figure of it may stand for the whole (never a silently lower rate).
+func WorkerLost(v *Verdict, text string) {
+	v.State, v.Ceiling = Invalid, Invalid
+	v.Reasons = append([]Reason{{Criterion: CritWorkerLost, Text: text}}, v.Reasons...)
 }

@@ -566,3 +566,14 @@ func TestOverloadBottleneck(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerLost: a lost worker makes any verdict invalid, its reason first.
+func TestWorkerLost(t *testing.T) {
+	for _, st := range []State{OK, Overloaded, Invalid} {
+		v := Verdict{State: st, Ceiling: st, Reasons: []Reason{{Criterion: CritLag, Text: "x"}}}
+		WorkerLost(&v, "worker 2 went silent after second 7")
+		if v.State != Invalid || v.Ceiling != Invalid || len(v.Reasons) != 2 || v.Reasons[0].Criterion != CritWorkerLost || v.Reasons[0].Text != "worker 2 went silent after second 7" {
+			t.Errorf("from %s: %+v", st, v)
+		}
+	}
+}

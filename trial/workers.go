@@ -1,0 +1,213 @@
+package trial
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/plimsoll/plimsoll/fleet"
+	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/loadgen/hdr"
+	"github.com/plimsoll/plimsoll/loadgen/topics"
+	"github.com/plimsoll/plimsoll/probe"
+	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/verdict"
+	"github.com/plimsoll/plimsoll/workload"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Workers spread a trial's load over N worker processes (docs/workers.md): this process
+// coordinates, the workers (`plimsoll worker`) generate the load.
+type Workers struct {
+	N       int
+	Version string // the coordinator's plimsoll version: each worker's must be the same
+	// Limits bound the transport's waits; zero: fleet.DefaultLimits.
+	Limits fleet.Limits
+	// Lead is the time from the plan to the producers' start, for every worker to start, join
+	// and set up its share; zero: the join limit and 10 s.
+	Lead time.Duration
+	// Opened is called once the run is open and its topics exist, before the joins: it prints
+	// the workers' command lines or starts them. An error ends the trial, its topics deleted.
+	Opened func(fleet.Plan) error
+}
+
+func (ws Workers) limits() fleet.Limits {
+	if ws.Limits == (fleet.Limits{}) {
+		return fleet.DefaultLimits
+	}
+	return ws.Limits
+}
+
+func (ws Workers) lead() time.Duration {
+	if ws.Lead > 0 {
+		return ws.Lead
+	}
+	return ws.limits().Join + 10*time.Second
+}
+
+// RunWorkers executes one trial whose load N workers generate: it opens the run (the plan,
+// the control and results topics, the workload's topics, sized for the cluster), calls
+// ws.Opened, waits for the joins, merges the workers' reports into one result (fleet.Assembly)
+// and judges it with the probe's samples as Run does. A worker that went silent or died makes
+// the trial invalid (verdict criterion worker-lost), naming it. Whatever happens, it deletes
+// the run's topics and groups, never a name outside the run's prefix.
+func RunWorkers(ctx context.Context, cfg Config, ws Workers) (*results.Trial, error) {
+	if err := fleet.CheckWorkers(cfg.Spec, ws.N); err != nil {
+		return nil, err
+	}
+	if len(cfg.Faults) > 0 {
+		return nil, fmt.Errorf("%w: faults with workers are not supported: run them in one process", fleet.ErrPlan)
+	}
+	runID := cfg.Load.RunID
+	if runID == "" {
+		runID = NewRunID()
+	}
+	if cfg.Load.TopicPrefix != "" && cfg.Load.TopicPrefix != fleet.Prefix(runID) {
+		return nil, fmt.Errorf("%w: a run with workers lives under its run's prefix %s; leave the topic prefix unset", fleet.ErrPlan, fleet.Prefix(runID))
+	}
+	base, err := cfg.Target.ClientOpts()
+	if err != nil {
+		return nil, err
+	}
+	spec, err := sized(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	plan := fleet.Plan{RunID: runID, Version: ws.Version, Workers: ws.N, Spec: spec, Start: time.Now().Add(ws.lead())}
+	cfg.Spec = spec
+	co, err := fleet.Open(ctx, base, plan, fleet.WallClock, ws.limits())
+	if err != nil {
+		return nil, err
+	}
+	t, err := coordinate(ctx, cfg, ws, co, plan, base)
+	return t, errors.Join(err, cleanUp(co, plan, base))
+}
+
+// sized is the trial's spec with its partitions and replication resolved for the cluster, as a
+// single-process run sizes its topics: every worker computes its share from them.
+func sized(ctx context.Context, cfg Config) (workload.Spec, error) {
+	spec := cfg.Spec
+	brokers, err := cfg.Target.Brokers(ctx)
+	if err != nil {
+		return spec, err
+	}
+	if err := spec.CheckCluster(brokers); err != nil {
+		return spec, err
+	}
+	spec.PartitionsPerTopic, spec.ReplicationFactor = spec.PartitionsFor(brokers), spec.ReplicationFor(brokers)
+	return spec, nil
+}
+
+// coordinate creates the workload's topics, starts the probe and the workers, and collects.
+func coordinate(ctx context.Context, cfg Config, ws Workers, co *fleet.Coordinator, plan fleet.Plan, base []kgo.Opt) (*results.Trial, error) {
+	if err := createTopics(ctx, plan, base); err != nil {
+		return nil, err
+	}
+	version := cfg.KafkaVersion
+	if version == "" {
+		version = guessVersion(ctx, cfg.Target)
+	}
+	var p *probe.Probe
+	if !cfg.NoProbe {
+		pc := cfg.Probe
+		pc.Target, pc.TopicPrefix = cfg.Target, fleet.Prefix(plan.RunID)
+		var err error
+		if p, err = probe.Start(ctx, pc); err != nil {
+			return nil, fmt.Errorf("starting the probe: %w", err)
+		}
+	}
+	lr, err := collect(ctx, ws, co, plan, cfg.Target.Bootstrap)
+	var series *probe.Series
+	if p != nil {
+		series = p.Stop()
+	}
+	lost := errors.Is(err, fleet.ErrSilent)
+	if err != nil && !lost {
+		series.Close()
+		return nil, err
+	}
+	t := judge(lr, series, cfg, version, nil)
+	if lost {
+		verdict.WorkerLost(&t.Verdict, err.Error())
+	}
+	return t, nil
+}
+
+// collect starts the workers (ws.Opened), waits for their joins and merges their reports. A
+// worker lost (fleet.ErrSilent) comes back as the error with the result of the seconds merged
+// before it (no final: no counts): the trial is then invalid.
+func collect(ctx context.Context, ws Workers, co *fleet.Coordinator, plan fleet.Plan, bootstrap []string) (*loadgen.Result, error) {
+	if ws.Opened != nil {
+		if err := ws.Opened(plan); err != nil {
+			return nil, err
+		}
+	}
+	if err := co.AwaitJoins(ctx); err != nil {
+		return nil, err
+	}
+	asm := fleet.NewAssembly(plan)
+	merged, err := co.Collect(ctx, asm.Add)
+	if errors.Is(err, fleet.ErrSilent) {
+		empty := fleet.MergedFinal{Publish: hdr.New(), EndToEnd: hdr.New(), ScheduleDelay: hdr.New(), AckWait: hdr.New()}
+		return asm.Result(empty, bootstrap), err
+	}
+	if err != nil {
+		return nil, err
+	}
+	return asm.Result(merged, bootstrap), nil
+}
+
+// createTopics creates the workload's topics once, as a single-process run would: the
+// workers produce into them and create nothing.
+func createTopics(ctx context.Context, plan fleet.Plan, base []kgo.Opt) error {
+	cl, err := kgo.NewClient(base...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	spec := plan.Spec
+	names := topics.TopicNames(fleet.Prefix(plan.RunID), spec.Topics)
+	return topics.Create(ctx, kadm.NewClient(cl), names, int32(spec.PartitionsPerTopic), int16(spec.ReplicationFactor),
+		loadgen.TopicConfigPtrs(loadgen.TopicConfigs(spec)))
+}
+
+// cleanUp ends the run (the workers stop) and deletes its control and results topics, then its
+// workload's topics and groups: only names under the run's prefix.
+func cleanUp(co *fleet.Coordinator, plan fleet.Plan, base []kgo.Opt) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	err := co.Close(ctx)
+	cl, cerr := kgo.NewClient(base...)
+	if cerr != nil {
+		return errors.Join(err, cerr)
+	}
+	defer cl.Close()
+	return errors.Join(err, deleteWorkload(ctx, kadm.NewClient(cl), plan, leaveWait))
+}
+
+// leaveWait is how long the coordinator waits for the workers' consumers to leave their groups
+// once it has ended the run: each stops on the end record, or on the missing heartbeat.
+const leaveWait = 30 * time.Second
+
+// deleteWorkload deletes the workload's topics and groups, trying again while a group still
+// has members (a worker stopping its consumers) until wait has passed.
+func deleteWorkload(ctx context.Context, adm *kadm.Client, plan fleet.Plan, wait time.Duration) error {
+	prefix := fleet.Prefix(plan.RunID)
+	names := topics.TopicNames(prefix, plan.Spec.Topics)
+	groups := topics.GroupNames(prefix, plan.Spec.ConsumerGroups)
+	deadline := time.Now().Add(wait)
+	for {
+		err := topics.DeleteOwned(ctx, adm, prefix, names, groups)
+		if !errors.Is(err, kerr.NonEmptyGroup) || !time.Now().Before(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
