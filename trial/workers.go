@@ -83,7 +83,12 @@ func RunWorkers(ctx context.Context, cfg Config, ws Workers) (*results.Trial, er
 		return nil, err
 	}
 	t, err := coordinate(ctx, cfg, ws, co, plan, base)
-	return t, errors.Join(err, cleanUp(co, plan, base))
+	cerr := cleanUp(co, plan, base)
+	if t != nil && err == nil && cerr != nil { // what was measured stands; what is left is said
+		t.Notes = append(t.Notes, fmt.Sprintf("cleaning up the run's topics and groups: %v", cerr))
+		return t, nil
+	}
+	return t, errors.Join(err, cerr)
 }
 
 // sized is the trial's spec with its partitions and replication resolved for the cluster, as a
@@ -189,8 +194,9 @@ func cleanUp(co *fleet.Coordinator, plan fleet.Plan, base []kgo.Opt) error {
 }
 
 // leaveWait is how long the coordinator waits for the workers' consumers to leave their groups
-// once it has ended the run: each stops on the end record, or on the missing heartbeat.
-const leaveWait = 30 * time.Second
+// once it has ended the run: each stops on the end record, or on the missing heartbeat; a
+// killed worker's members stay until the group's session timeout (45 s by default) drops them.
+const leaveWait = 50 * time.Second
 
 // deleteWorkload deletes the workload's topics and groups, trying again while a group still
 // has members (a worker stopping its consumers) until wait has passed.

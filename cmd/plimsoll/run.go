@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/plimsoll/plimsoll/fleet"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/loadgen/topics"
 	"github.com/plimsoll/plimsoll/report"
@@ -64,6 +65,8 @@ type runFlags struct {
 	setup       time.Duration
 	faults      []string
 	om          *outputMode
+	// workers and localWorkers spread the load over worker processes (docs/workers.md).
+	workers, localWorkers int
 }
 
 // register adds run's own flags to cmd.
@@ -76,6 +79,8 @@ func (rf *runFlags) register(cmd *cobra.Command) {
 	f.DurationVar(&rf.setup, "setup-timeout", loadgen.DefaultSetupTimeout, "how long creating the run's topics, and its consumer groups' assignment, may take before the run gives up (a broker that answers nothing holds them up)")
 	rf.om = addOutputFlags(cmd, "result.json (schema in the README) instead of the summary")
 	f.StringArrayVar(&rf.faults, "fault", nil, faultHelp)
+	f.IntVar(&rf.workers, "workers", 0, "spread the load over N `plimsoll worker` processes you start (the run id and their command lines are printed on stderr; docs/workers.md)")
+	f.IntVar(&rf.localWorkers, "local-workers", 0, "spread the load over N `plimsoll worker` child processes of this binary on this host (their output in OUT/workers)")
 }
 
 // run is run's command: every flag checked before any side effect, then the trial.
@@ -92,6 +97,9 @@ func (rf *runFlags) run(cmd *cobra.Command, wf *workloadFlags, tf *targetFlags, 
 	}
 	if rf.setup <= 0 {
 		return usageErrf("--setup-timeout %v: give a positive duration, e.g. 60s", rf.setup)
+	}
+	if err := rf.checkWorkers(cfg); err != nil {
+		return err
 	}
 	if tf.checkOnly() {
 		return nil
@@ -119,7 +127,12 @@ func (rf *runFlags) run(cmd *cobra.Command, wf *workloadFlags, tf *targetFlags, 
 			return err
 		}
 	}
-	res, err := runTrial(ctx, cfg, stderr)
+	var res *results.Trial
+	if rf.workerCount() > 0 {
+		res, err = rf.runWithWorkers(ctx, cfg, tgt.Target, tf.saslPassEnv, stderr)
+	} else {
+		res, err = runTrial(ctx, cfg, stderr)
+	}
 	if res != nil {
 		defer res.Close()
 	}
@@ -237,7 +250,7 @@ func runErr(err error) error {
 	switch {
 	case errors.Is(err, loadgen.ErrTopicsExist):
 		return &cliError{code: ExitUsage, err: err, hint: "pick another --topic-prefix, or delete those topics if they are left from an earlier run"}
-	case errors.Is(err, loadgen.ErrUnknownProperty), errors.Is(err, loadgen.ErrBadProperty), errors.Is(err, loadgen.ErrBadPrefix):
+	case errors.Is(err, loadgen.ErrUnknownProperty), errors.Is(err, loadgen.ErrBadProperty), errors.Is(err, loadgen.ErrBadPrefix), errors.Is(err, fleet.ErrPlan):
 		return usageErr(err)
 	}
 	return probeErr(err)

@@ -303,3 +303,28 @@ func TestWorkerCommandRunsItsShare(t *testing.T) {
 	}
 	noTopicsLeft(t, c.ListenAddrs())
 }
+
+// TestRunWorkersBadInput: `run --workers/--local-workers` refuses what a run with workers
+// cannot do with exit 2, before it contacts anything (the bootstrap is a closed port).
+func TestRunWorkersBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"both", []string{"--workers", "2", "--local-workers", "2"}, "--workers and --local-workers together"},
+		{"negative", []string{"--workers", "-1"}, "--workers -1"},
+		{"more workers than producers", []string{"--local-workers", "3", "--producers", "2", "--partitions", "6"}, "3 workers with 2 producers"},
+		{"more workers than partitions", []string{"--workers", "4", "--producers", "4", "--partitions", "3"}, "4 workers with 3 partitions per topic"},
+		{"topic prefix", []string{"--workers", "1", "--topic-prefix", "plimsoll-x-"}, "--topic-prefix with workers"},
+		{"keep topics", []string{"--local-workers", "1", "--keep-topics"}, "--keep-topics with workers"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"run", "--bootstrap", "127.0.0.1:1"}, tc.args...)
+			_, stderr, code := runCLI(t, args...)
+			if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr, ExitUsage, tc.want)
+			}
+		})
+	}
+}

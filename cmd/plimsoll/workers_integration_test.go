@@ -1,0 +1,189 @@
+//go:build integration
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// workersArgs is `run --local-workers 3` on the shared cluster, a small load each worker's
+// share of which a loaded 2-core host keeps up with.
+func workersArgs(out, duration string) []string {
+	return []string{"run", "--cluster-dir", clusterDir, "--local-workers", "3", "--producers", "3", "--partitions", "6",
+		"--consumers-per-group", "3", "--rate", "1500", "--message-size", "512", "--warmup", "3s", "--duration", duration, "--out", out}
+}
+
+// workersResult is what the test reads of result.json.
+type workersResult struct {
+	RunID  string `json:"run_id"`
+	Counts struct {
+		Sent, Acked, Consumed, Lost, Duplicated int64
+	} `json:"counts"`
+	Verdict struct {
+		State   string `json:"state"`
+		Reasons []struct {
+			Criterion, Text string
+		} `json:"reasons"`
+	} `json:"verdict"`
+}
+
+func readWorkersResult(t *testing.T, out string) workersResult {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r workersResult
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// doneLine is a worker's last line: its window's counts.
+var doneLine = regexp.MustCompile(`worker (\d+) done: (\d+) sent, (\d+) acknowledged, (\d+) consumed in the window`)
+
+// workersSum sums the counts each worker's log reports.
+func workersSum(t *testing.T, dir string, n int) (sent, acked, consumed int64) {
+	t.Helper()
+	for i := range n {
+		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("worker-%d.log", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := doneLine.FindSubmatch(b)
+		if m == nil {
+			t.Fatalf("worker %d's log has no done line:\n%s", i, b)
+		}
+		v := func(k int) int64 { x, _ := strconv.ParseInt(string(m[k]), 10, 64); return x }
+		sent, acked, consumed = sent+v(2), acked+v(3), consumed+v(4)
+	}
+	return sent, acked, consumed
+}
+
+// noRunTopics fails when a topic under the run's prefix is left.
+func noRunTopics(t *testing.T, runID string) {
+	t.Helper()
+	c := up(t)
+	adm, _ := admin(t, strings.Join(c.Target().Bootstrap, ","))
+	ts, err := adm.ListTopics(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range ts.Names() {
+		if strings.HasPrefix(n, "plimsoll-"+runID+"-") {
+			t.Errorf("topic %s left after the run", n)
+		}
+	}
+}
+
+// TestLocalWorkers: `run --local-workers 3` on the real cluster exits 0 and its result.json
+// holds the sum of the workers' counts, none lost or duplicated; a second run whose worker 1
+// the test kills mid-run is invalid, worker-lost naming it, and leaves no topic of its run.
+func TestLocalWorkers(t *testing.T) {
+	up(t)
+	bin := plimsollBinary(t)
+	dir := t.TempDir()
+
+	out := filepath.Join(dir, "ok")
+	begin := time.Now()
+	stdout, code := runBinary(bin, workersArgs(out, "15s")...)
+	t.Logf("run --local-workers 3: exit %d in %s", code, time.Since(begin).Round(time.Second))
+	if code != ExitOK {
+		t.Fatalf("exit %d:\n%s", code, stdout)
+	}
+	r := readWorkersResult(t, out)
+	sent, acked, consumed := workersSum(t, filepath.Join(out, "workers"), 3)
+	t.Logf("result.json: %+v; the workers' sum: sent %d, acked %d, consumed %d", r.Counts, sent, acked, consumed)
+	if r.Counts.Sent != sent || r.Counts.Acked != acked || r.Counts.Consumed != consumed || r.Counts.Lost != 0 || r.Counts.Duplicated != 0 || sent == 0 {
+		t.Errorf("result.json counts %+v, the workers' sum sent %d, acked %d, consumed %d; want equal, none lost or duplicated", r.Counts, sent, acked, consumed)
+	}
+	noRunTopics(t, r.RunID)
+
+	out = filepath.Join(dir, "killed")
+	begin = time.Now()
+	cmd := exec.Command(bin, workersArgs(out, "40s")...)
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	killMidRun(t, filepath.Join(out, "workers", "worker-1.log"), cmd.Process.Pid)
+	err := cmd.Wait()
+	code = cmd.ProcessState.ExitCode()
+	t.Logf("run with worker 1 killed: exit %d (%v) in %s", code, err, time.Since(begin).Round(time.Second))
+	if code != ExitInvalid {
+		t.Fatalf("exit %d, want %d (invalid):\n%s", code, ExitInvalid, buf.String())
+	}
+	r = readWorkersResult(t, out)
+	if r.Verdict.State != "invalid" || len(r.Verdict.Reasons) == 0 || r.Verdict.Reasons[0].Criterion != "worker-lost" || !strings.Contains(r.Verdict.Reasons[0].Text, "worker 1") {
+		t.Errorf("verdict %+v; want invalid, worker-lost naming worker 1", r.Verdict)
+	}
+	t.Logf("verdict: %+v", r.Verdict.Reasons[0])
+	noRunTopics(t, r.RunID)
+}
+
+// joinedLine is a worker's first line, with the plan's start.
+var joinedLine = regexp.MustCompile(`joined run \S+: .* from (\S+)`)
+
+// killMidRun waits for worker 1 (a child of parent) to join, then SIGKILLs it 8 s after the
+// plan's start, its load running.
+func killMidRun(t *testing.T, log string, parent int) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	var start time.Time
+	for start.IsZero() {
+		if time.Now().After(deadline) {
+			t.Fatal("worker 1 never joined")
+		}
+		time.Sleep(200 * time.Millisecond)
+		b, _ := os.ReadFile(log)
+		if m := joinedLine.FindSubmatch(b); m != nil {
+			start, _ = time.Parse(time.RFC3339Nano, string(m[1]))
+		}
+	}
+	time.Sleep(time.Until(start.Add(8 * time.Second)))
+	pid := childWithIndex(t, parent, "1")
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("killed worker 1, pid %d, %s after the plan's start", pid, time.Since(start).Round(time.Millisecond))
+}
+
+// childWithIndex is the pid of parent's child `plimsoll worker ... --index index`.
+func childWithIndex(t *testing.T, parent int, index string) int {
+	t.Helper()
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) < 2 || fields[1] != strconv.Itoa(parent) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		args := strings.Split(string(cmdline), "\x00")
+		for i := 0; i+1 < len(args); i++ {
+			if args[i] == "--index" && args[i+1] == index {
+				return pid
+			}
+		}
+	}
+	t.Fatalf("no child of %d with --index %s", parent, index)
+	return 0
+}
