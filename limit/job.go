@@ -54,6 +54,9 @@ type Job struct {
 	// search's boundary. Later sizes start from the model's prediction where it has one, else at
 	// StartRate's bytes/s; the first bracket step is then 1 + Tolerance.
 	StartRate float64
+	// RunTrial runs each trial; nil: trial.Run (one process). `limit --local-workers` spreads
+	// each trial over workers with it (trial.RunWorkers).
+	RunTrial func(context.Context, trial.Config) (*results.Trial, error)
 }
 
 // Store is the results file of the job.
@@ -74,7 +77,7 @@ func Run(ctx context.Context, j Job) (*results.SearchFile, error) {
 	}
 	key := dirKey(j.Out)
 	j.cleanup(ctx, "plimsoll-"+key+"-") // left by an interrupted trial of this search
-	runner := &Runner{Base: j.Base, TrialsDir: filepath.Join(j.Out, "trials"), Hold: j.Hold,
+	runner := &Runner{Base: j.Base, TrialsDir: filepath.Join(j.Out, "trials"), Hold: j.Hold, Run: j.RunTrial,
 		SearchID: fmt.Sprintf("%s-%s", key, time.Now().UTC().Format("150405"))}
 	if err := runner.ContinueNumbering(); err != nil {
 		return nil, err

@@ -30,7 +30,9 @@ type Runner struct {
 	SearchID string
 	// Hold is the measured window of a confirmation (a Request with Hold); 0: twice the base's.
 	Hold time.Duration
-	n    atomic.Int64
+	// Run runs one trial; nil: trial.Run.
+	Run func(context.Context, trial.Config) (*results.Trial, error)
+	n   atomic.Int64
 }
 
 // Trial runs one trial at req.Size bytes and req.Rate msgs/s, for the hold's window when
@@ -52,7 +54,11 @@ func (r *Runner) Trial(ctx context.Context, req Request) (*results.Trial, error)
 	if cfg.Probe.Spill.Dir == "" {
 		cfg.Probe.Spill.Dir = r.TrialsDir // a long hold's samples spill beside the trials' files
 	}
-	t, err := trial.Run(ctx, cfg)
+	run := r.Run
+	if run == nil {
+		run = trial.Run
+	}
+	t, err := run(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, r.interrupted(n, req, t, err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plimsoll/plimsoll/fleet"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/trial"
@@ -145,5 +146,25 @@ func TestContinueNumbering(t *testing.T) {
 	}
 	if got := r.dirName(r.n.Add(1), Request{Size: 100, Rate: 1000}); got != "14-100B-1000" {
 		t.Errorf("the next trial's directory is %q, want 14-100B-1000", got)
+	}
+}
+
+// TestRunnerRunsThroughRun: a Runner with Run runs each trial through it (as `limit
+// --local-workers` spreads each over workers), with the trial's rate, size, run id and the
+// prefix of that run id, which a run with workers needs (fleet.Prefix).
+func TestRunnerRunsThroughRun(t *testing.T) {
+	var got []trial.Config
+	r := &Runner{SearchID: "abc-120000", Run: func(_ context.Context, cfg trial.Config) (*results.Trial, error) {
+		got = append(got, cfg)
+		return &results.Trial{}, nil
+	}}
+	for _, req := range []Request{{Size: 100, Rate: 500}, {Size: 1000, Rate: 50}} {
+		if _, err := r.Trial(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != 2 || got[1].Spec.MessageSize != 1000 || got[1].Spec.Rate != 50 || got[1].Load.RunID != "abc-120000-t2" ||
+		got[1].Load.TopicPrefix != fleet.Prefix(got[1].Load.RunID) {
+		t.Errorf("trials run through Run: %+v", got)
 	}
 }

@@ -39,6 +39,7 @@ type limitFlags struct {
 	noHold                bool
 	output                *outputMode
 	ui                    string // --ui: the live page's address
+	localWorkers          int    // --local-workers: each trial's load over this many children
 }
 
 func newLimitCmd() *cobra.Command { return newLimitCmdFor(nil) }
@@ -93,6 +94,7 @@ func (lf *limitFlags) register(cmd *cobra.Command) {
 	f.DurationVar(&lf.hold, "hold", 0, "measured window of the confirmation of each size's safe rate (default twice --trial-duration)")
 	f.BoolVar(&lf.noHold, "no-hold", false, "report safe rates without holding them again for a confirmation")
 	lf.output = addOutputFlags(cmd, "schema "+report.SearchSchema+": the settings, each size's boundary and the recommendation (README)")
+	f.IntVar(&lf.localWorkers, "local-workers", 0, "spread each trial's load over N `plimsoll worker` child processes of this binary (their output in OUT/workers/RUN_ID; docs/workers.md)")
 	f.StringVar(&lf.ui, "ui", "", "serve a live page of the search at `ADDR` (PORT, :PORT or HOST:PORT; without a host, loopback), e.g. 8080; it becomes the report when the search ends")
 }
 
@@ -107,6 +109,9 @@ func (lf *limitFlags) run(cmd *cobra.Command, wf *workloadFlags, tf *targetFlags
 		return err
 	}
 	if err := checkOut(lf.out); err != nil {
+		return err
+	}
+	if err := lf.checkWorkers(job.Base.Spec); err != nil {
 		return err
 	}
 	if tf.checkOnly() {
@@ -135,6 +140,11 @@ func (lf *limitFlags) run(cmd *cobra.Command, wf *workloadFlags, tf *targetFlags
 		return err
 	}
 	defer release(job.Where, stderr)
+	if lf.localWorkers > 0 {
+		job.RunTrial = func(ctx context.Context, cfg trial.Config) (*results.Trial, error) {
+			return runLocalWorkers(ctx, cfg, tf.saslPassEnv, lf.localWorkers, filepath.Join(lf.out, "workers", cfg.Load.RunID), stderr)
+		}
+	}
 	sf, err := limit.Run(ctx, job)
 	if err != nil {
 		return lf.fullErr(lf.searchErr(ctx, err, tf))
@@ -355,4 +365,16 @@ func parseSizes(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// checkWorkers refuses --local-workers below 0, or with a workload that many workers cannot
+// share.
+func (lf *limitFlags) checkWorkers(spec workload.Spec) error {
+	switch {
+	case lf.localWorkers < 0:
+		return usageErrf("--local-workers %d: give a number of workers, 1 or more", lf.localWorkers)
+	case lf.localWorkers == 0:
+		return nil
+	}
+	return checkWorkerSpec(spec, lf.localWorkers)
 }

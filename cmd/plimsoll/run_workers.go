@@ -13,6 +13,7 @@ import (
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/target"
 	"github.com/plimsoll/plimsoll/trial"
+	"github.com/plimsoll/plimsoll/workload"
 )
 
 // localLead is the time from the plan to the producers' start with --local-workers: the
@@ -39,22 +40,15 @@ func (rf *runFlags) checkWorkers(cfg trial.Config) error {
 	case len(rf.faults) > 0:
 		return usageErrf("--fault with workers: planned faults run in one process only; leave --workers/--local-workers out")
 	}
-	spec := cfg.Spec
-	if spec.PartitionsPerTopic == 0 { // sized for the cluster later, and checked again then
-		spec.PartitionsPerTopic = rf.workerCount()
-	}
-	if err := fleet.CheckWorkers(spec, rf.workerCount()); err != nil {
-		return usageErr(err)
-	}
-	return nil
+	return checkWorkerSpec(cfg.Spec, rf.workerCount())
 }
 
 // runWithWorkers runs the trial with its load spread over workers: printed command lines for
 // --workers, children of this binary for --local-workers.
 func (rf *runFlags) runWithWorkers(ctx context.Context, cfg trial.Config, tgt target.Target, passwordEnv string, stderr io.Writer) (*results.Trial, error) {
-	ws := trial.Workers{N: rf.workerCount(), Version: plimsollVersion()}
-	lt := launchTarget(tgt, passwordEnv)
 	if rf.localWorkers == 0 {
+		lt := launchTarget(tgt, passwordEnv)
+		ws := trial.Workers{N: rf.workers, Version: plimsollVersion()}
 		ws.Opened = func(p fleet.Plan) error { return printWorkerLines(stderr, p, lt) }
 		return trial.RunWorkers(ctx, cfg, ws)
 	}
@@ -62,10 +56,18 @@ func (rf *runFlags) runWithWorkers(ctx context.Context, cfg trial.Config, tgt ta
 	if err != nil {
 		return nil, err
 	}
+	return runLocalWorkers(ctx, cfg, passwordEnv, rf.localWorkers, dir, stderr)
+}
+
+// runLocalWorkers runs the trial cfg (its target resolved) with its load spread over n
+// children of this binary, their output in dir; they are killed when it ends.
+func runLocalWorkers(ctx context.Context, cfg trial.Config, passwordEnv string, n int, dir string, stderr io.Writer) (*results.Trial, error) {
+	lt := launchTarget(cfg.Target, passwordEnv)
+	ws := trial.Workers{N: n, Version: plimsollVersion(), Lead: localLead}
 	var lw *localWorkers
-	ws.Lead = localLead
 	ws.Opened = func(p fleet.Plan) error {
 		fmt.Fprintf(stderr, "run id %s: %d local workers\n", p.RunID, p.Workers)
+		var err error
 		lw, err = startLocalWorkers(p, lt, dir, stderr)
 		return err
 	}
@@ -74,6 +76,18 @@ func (rf *runFlags) runWithWorkers(ctx context.Context, cfg trial.Config, tgt ta
 		lw.stop(10 * time.Second)
 	}
 	return res, err
+}
+
+// checkWorkerSpec refuses a workload n workers cannot share (its partitions, when left to the
+// cluster's size, are checked again once sized).
+func checkWorkerSpec(spec workload.Spec, n int) error {
+	if spec.PartitionsPerTopic == 0 {
+		spec.PartitionsPerTopic = n
+	}
+	if err := fleet.CheckWorkers(spec, n); err != nil {
+		return usageErr(err)
+	}
+	return nil
 }
 
 // workersDir is where local workers write their output: OUT/workers, or a new temporary

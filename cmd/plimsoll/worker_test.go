@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -304,7 +306,7 @@ func TestWorkerCommandRunsItsShare(t *testing.T) {
 	noTopicsLeft(t, c.ListenAddrs())
 }
 
-// TestRunWorkersBadInput: `run --workers/--local-workers` refuses what a run with workers
+// TestRunWorkersBadInput: `run --workers/--local-workers` and `limit --local-workers` refuse what a run with workers
 // cannot do with exit 2, before it contacts anything (the bootstrap is a closed port).
 func TestRunWorkersBadInput(t *testing.T) {
 	for _, tc := range []struct {
@@ -318,9 +320,15 @@ func TestRunWorkersBadInput(t *testing.T) {
 		{"more workers than partitions", []string{"--workers", "4", "--producers", "4", "--partitions", "3"}, "4 workers with 3 partitions per topic"},
 		{"topic prefix", []string{"--workers", "1", "--topic-prefix", "plimsoll-x-"}, "--topic-prefix with workers"},
 		{"keep topics", []string{"--local-workers", "1", "--keep-topics"}, "--keep-topics with workers"},
+		{"limit: more workers than producers", []string{"limit", "--local-workers", "2"}, "2 workers with 1 producers"},
+		{"limit: negative", []string{"limit", "--local-workers", "-2"}, "--local-workers -2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"run", "--bootstrap", "127.0.0.1:1"}, tc.args...)
+			args := append([]string{"run"}, tc.args...)
+			if tc.args[0] == "limit" {
+				args = append(tc.args, "--out", filepath.Join(t.TempDir(), "out"))
+			}
+			args = slices.Insert(args, 1, "--bootstrap", "127.0.0.1:1")
 			_, stderr, code := runCLI(t, args...)
 			if code != ExitUsage || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr, ExitUsage, tc.want)

@@ -187,3 +187,43 @@ func childWithIndex(t *testing.T, parent int, index string) int {
 	t.Fatalf("no child of %d with --index %s", parent, index)
 	return 0
 }
+
+// TestLimitLocalWorkers: `limit --local-workers 2` runs each trial over two children: every
+// trial's result.json says it was merged from 2 workers' reports, each trial has its workers'
+// logs, and no topic of the search is left.
+func TestLimitLocalWorkers(t *testing.T) {
+	up(t)
+	bin := plimsollBinary(t)
+	out := filepath.Join(t.TempDir(), "lim")
+	begin := time.Now()
+	stdout, code := runBinary(bin, "limit", "--cluster-dir", clusterDir, "--local-workers", "2", "--producers", "2", "--partitions", "4",
+		"--consumers-per-group", "2", "--message-sizes", "1000", "--start-rate", "1000", "--min-rate", "500", "--max-rate", "2000",
+		"--tolerance", "0.5", "--trial-duration", "5s", "--warmup", "2s", "--no-hold", "--no-report", "--out", out)
+	t.Logf("limit --local-workers 2: exit %d in %s", code, time.Since(begin).Round(time.Second))
+	if code != ExitOK {
+		t.Fatalf("exit %d:\n%s", code, stdout)
+	}
+	trials, _ := filepath.Glob(filepath.Join(out, "trials", "*", "result.json"))
+	logs, _ := filepath.Glob(filepath.Join(out, "workers", "*", "worker-1.log"))
+	if len(trials) == 0 || len(logs) < len(trials) {
+		t.Fatalf("%d trials, %d trials' worker logs:\n%s", len(trials), len(logs), stdout)
+	}
+	for _, f := range trials {
+		b, err := os.ReadFile(f)
+		if err != nil || !bytes.Contains(b, []byte("merged from the reports of 2 workers")) {
+			t.Errorf("%s: not merged from 2 workers (%v)", f, err)
+		}
+	}
+	c := up(t)
+	adm, _ := admin(t, strings.Join(c.Target().Bootstrap, ","))
+	ts, err := adm.ListTopics(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range ts.Names() {
+		if strings.HasPrefix(n, "plimsoll-") {
+			t.Errorf("topic %s left after the search", n)
+		}
+	}
+	t.Logf("%d trials, each over 2 local workers", len(trials))
+}
