@@ -336,3 +336,41 @@ func TestRunWorkersBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestLaunchTarget: the coordinator's target becomes the workers' flags, TLS files and SASL
+// named, the password never (only its variable).
+func TestLaunchTarget(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   target.Target
+		want launch.Target
+	}{
+		{"plaintext", target.Target{Bootstrap: []string{"a:9092", "b:9092"}}, launch.Target{Bootstrap: "a:9092,b:9092"}},
+		{"tls", target.Target{Bootstrap: []string{"a:9093"}, TLS: &target.TLS{CAFile: "ca.pem", CertFile: "c.pem", KeyFile: "k.pem"}},
+			launch.Target{Bootstrap: "a:9093", TLS: true, CAFile: "ca.pem", CertFile: "c.pem", KeyFile: "k.pem"}},
+		{"sasl", target.Target{Bootstrap: []string{"a:9094"}, SASL: &target.SASL{Mechanism: "plain", User: "u", Password: "secret"}},
+			launch.Target{Bootstrap: "a:9094", SASLMechanism: "plain", SASLUser: "u", SASLPasswordEnv: "PW"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := launchTarget(tc.in, "PW"); got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPrintWorkerLines: `run --workers` prints the run id, the start and one command line per
+// worker, with its index.
+func TestPrintWorkerLines(t *testing.T) {
+	var b strings.Builder
+	p := fleet.Plan{RunID: "20261127t040000-cd34", Version: "v1.2.3", Workers: 2, Start: time.Date(2026, 11, 27, 4, 1, 10, 0, time.UTC)}
+	if err := printWorkerLines(&b, p, launch.Target{Bootstrap: "k:9092"}); err != nil {
+		t.Fatal(err)
+	}
+	want := "run id 20261127t040000-cd34: start these 2 workers before 2026-11-27T04:01:10Z (each with plimsoll v1.2.3; `plimsoll worker manifest` writes a Kubernetes Job):\n" +
+		"plimsoll worker --run-id 20261127t040000-cd34 --index 0 --bootstrap k:9092\n" +
+		"plimsoll worker --run-id 20261127t040000-cd34 --index 1 --bootstrap k:9092\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
