@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -102,9 +101,7 @@ func (lw *localWorkers) stop(grace time.Duration) {
 	lw.mu.Lock()
 	lw.ended = true
 	for _, c := range lw.procs {
-		if err := c.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
-			continue // it has exited already
-		}
+		_ = c.Process.Kill() // one that has exited already answers os.ErrProcessDone
 	}
 	lw.mu.Unlock()
 	<-done
