@@ -4,13 +4,13 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -73,19 +73,12 @@ func workersSum(t *testing.T, dir string, n int) (sent, acked, consumed int64) {
 	return sent, acked, consumed
 }
 
-// noRunTopics fails when a topic under the run's prefix is left.
+// noRunTopics fails when a topic under the run's prefix is still listed 15 s after the run
+// (topicsLeft: the controller commits a deletion before every broker applies it).
 func noRunTopics(t *testing.T, runID string) {
 	t.Helper()
-	c := up(t)
-	adm, _ := admin(t, strings.Join(c.Target().Bootstrap, ","))
-	ts, err := adm.ListTopics(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range ts.Names() {
-		if strings.HasPrefix(n, "plimsoll-"+runID+"-") {
-			t.Errorf("topic %s left after the run", n)
-		}
+	for _, n := range topicsLeft(t, up(t), "plimsoll-"+runID+"-") {
+		t.Errorf("topic %s left after the run", n)
 	}
 }
 
@@ -191,6 +184,19 @@ func childWithIndex(t *testing.T, parent int, index string) int {
 	return 0
 }
 
+// trialRunID is the run id a trial's result.json records.
+func trialRunID(t *testing.T, file string) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	var r struct {
+		RunID string `json:"run_id"`
+	}
+	if err != nil || json.Unmarshal(b, &r) != nil || r.RunID == "" {
+		t.Fatalf("%s: no run id (%v)", file, err)
+	}
+	return r.RunID
+}
+
 // TestLimitLocalWorkers: `limit --local-workers 2` runs each trial over two children: every
 // trial's result.json says it was merged from 2 workers' reports, each trial has its workers'
 // logs, and no topic of the search is left.
@@ -198,6 +204,11 @@ func TestLimitLocalWorkers(t *testing.T) {
 	up(t)
 	bin := plimsollBinary(t)
 	out := filepath.Join(t.TempDir(), "lim")
+	adm, _ := admin(t, strings.Join(up(t).Target().Bootstrap, ","))
+	before, err := listPrefixed(adm, "plimsoll-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	begin := time.Now()
 	stdout, code := runBinary(bin, "limit", "--cluster-dir", clusterDir, "--local-workers", "2", "--producers", "2", "--partitions", "4",
 		"--consumers-per-group", "2", "--message-sizes", "1000", "--start-rate", "1000", "--min-rate", "500", "--max-rate", "2000",
@@ -217,15 +228,14 @@ func TestLimitLocalWorkers(t *testing.T) {
 			t.Errorf("%s: not merged from 2 workers (%v)", f, err)
 		}
 	}
-	c := up(t)
-	adm, _ := admin(t, strings.Join(c.Target().Bootstrap, ","))
-	ts, err := adm.ListTopics(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	// Each trial is a run under its own prefix; the shared cluster holds other tests' topics
+	// under plimsoll- on purpose (names beside a run's prefix that plimsoll must not delete).
+	for _, f := range trials {
+		noRunTopics(t, trialRunID(t, f))
 	}
-	for _, n := range ts.Names() {
-		if strings.HasPrefix(n, "plimsoll-") {
-			t.Errorf("topic %s left after the search", n)
+	for _, n := range newTopics(adm, "plimsoll-", before, 0) {
+		if !slices.ContainsFunc(trials, func(f string) bool { return strings.HasPrefix(n, "plimsoll-"+trialRunID(t, f)+"-") }) {
+			t.Errorf("topic %s, not listed before the search, left after it", n)
 		}
 	}
 	t.Logf("%d trials, each over 2 local workers", len(trials))
