@@ -257,7 +257,7 @@ func climbStep(ctx context.Context, a *partAdmin, st *localkafka.State, s *climb
 	err := a.createTopic(ctx, name, int32(c.step), 1, nil)
 	if err == nil {
 		wctx, cancel := context.WithTimeout(ctx, c.timeout)
-		_, err = a.waitAll(wctx, []string{name}, leadersAtLeast(c.step))
+		_, err = a.waitAll(wctx, []string{name}, createdAtLeast(c.step))
 		cancel()
 	}
 	if err == nil {

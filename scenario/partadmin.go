@@ -155,10 +155,14 @@ type brokerView struct {
 	// full counts the partitions with a leader and every replica in sync.
 	full     int
 	replicas map[string]map[int32][]int32
+	// mine counts the led partitions with a replica on this broker, and logs those of them whose
+	// log the broker's log directories hold: asked only by a waitTest with logs set.
+	mine, logs int
 }
 
-// viewOf asks broker id itself (not whichever broker the client prefers) for the metadata of names.
-func (a *partAdmin) viewOf(ctx context.Context, id int32, names []string) (brokerView, error) {
+// viewOf asks broker id itself (not whichever broker the client prefers) for the metadata of
+// names, and with logs, for which of its replicas of them have a log (viewLogs).
+func (a *partAdmin) viewOf(ctx context.Context, id int32, names []string, logs bool) (brokerView, error) {
 	req := kmsg.NewPtrMetadataRequest()
 	for _, n := range names {
 		t := kmsg.NewMetadataRequestTopic()
@@ -171,8 +175,21 @@ func (a *partAdmin) viewOf(ctx context.Context, id int32, names []string) (broke
 	if err != nil {
 		return brokerView{}, err
 	}
+	v, ours := viewOfMetadata(r.(*kmsg.MetadataResponse), id)
+	if !logs {
+		return v, nil
+	}
+	v.mine = countReplicas(ours)
+	v.logs, err = a.viewLogs(rctx, id, ours)
+	return v, err
+}
+
+// viewOfMetadata is what a Metadata response says of the scenario's topics, and the led
+// partitions with a replica on broker id.
+func viewOfMetadata(r *kmsg.MetadataResponse, id int32) (brokerView, map[string][]int32) {
 	v := brokerView{replicas: map[string]map[int32][]int32{}}
-	for _, t := range r.(*kmsg.MetadataResponse).Topics {
+	ours := map[string][]int32{}
+	for _, t := range r.Topics {
 		if t.ErrorCode != 0 || t.Topic == nil {
 			continue
 		}
@@ -183,23 +200,92 @@ func (a *partAdmin) viewOf(ctx context.Context, id int32, names []string) (broke
 				if len(p.ISR) == len(p.Replicas) {
 					v.full++
 				}
+				if slices.Contains(p.Replicas, id) {
+					ours[*t.Topic] = append(ours[*t.Topic], p.Partition)
+				}
 			}
 			ps[p.Partition] = p.Replicas
 		}
 		v.replicas[*t.Topic] = ps
 	}
-	return v, nil
+	return v, ours
 }
 
-// waitAll waits until every broker's own metadata passes ok, and returns when that was first
+// viewLogs asks broker id which of the partitions ours its log directories hold. A broker's
+// metadata can show a partition led before the broker has made its log: a KRaft broker publishes
+// the metadata image, then creates the logs the image gives it, so a new partition is not usable
+// (nor its creation done) until DescribeLogDirs lists it.
+func (a *partAdmin) viewLogs(ctx context.Context, id int32, ours map[string][]int32) (int, error) {
+	if len(ours) == 0 {
+		return 0, nil
+	}
+	req := kmsg.NewPtrDescribeLogDirsRequest()
+	for t, ps := range ours {
+		rt := kmsg.NewDescribeLogDirsRequestTopic()
+		rt.Topic, rt.Partitions = t, ps
+		req.Topics = append(req.Topics, rt)
+	}
+	r, err := a.cl.Broker(int(id)).Request(ctx, req)
+	if err != nil {
+		return 0, err
+	}
+	resp := r.(*kmsg.DescribeLogDirsResponse)
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return 0, fmt.Errorf("broker %d's log directories: %w", id, err)
+	}
+	return countLogs(resp, ours), nil
+}
+
+// countLogs counts the partitions of ours that a DescribeLogDirs response lists in a directory
+// that answered, each once (a partition moving between directories is listed in both).
+func countLogs(r *kmsg.DescribeLogDirsResponse, ours map[string][]int32) int {
+	seen := map[string]map[int32]bool{}
+	n := 0
+	for _, d := range r.Dirs {
+		if d.ErrorCode != 0 {
+			continue
+		}
+		for _, t := range d.Topics {
+			for _, p := range t.Partitions {
+				if !slices.Contains(ours[t.Topic], p.Partition) || seen[t.Topic][p.Partition] {
+					continue
+				}
+				if seen[t.Topic] == nil {
+					seen[t.Topic] = map[int32]bool{}
+				}
+				seen[t.Topic][p.Partition] = true
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// countReplicas is how many partitions ours holds.
+func countReplicas(ours map[string][]int32) int {
+	n := 0
+	for _, ps := range ours {
+		n += len(ps)
+	}
+	return n
+}
+
+// waitTest is what waitAll waits for on each broker's view; logs asks each broker for its log
+// directories too, which ok then reads in the view's mine and logs.
+type waitTest struct {
+	ok   func(brokerView) bool
+	logs bool
+}
+
+// waitAll waits until every broker's own view passes test, and returns when that was first
 // seen; it gives up at ctx's end with the last broker that did not.
-func (a *partAdmin) waitAll(ctx context.Context, names []string, ok func(brokerView) bool) (time.Time, error) {
+func (a *partAdmin) waitAll(ctx context.Context, names []string, test waitTest) (time.Time, error) {
 	pending := append([]int32(nil), a.brokers...)
 	for {
 		var still []int32
 		for _, id := range pending {
-			v, err := a.viewOf(ctx, id, names)
-			if err != nil || !ok(v) {
+			v, err := a.viewOf(ctx, id, names, test.logs)
+			if err != nil || !test.ok(v) {
 				still = append(still, id)
 			}
 		}
@@ -208,21 +294,22 @@ func (a *partAdmin) waitAll(ctx context.Context, names []string, ok func(brokerV
 		}
 		select {
 		case <-ctx.Done():
-			return a.now(), fmt.Errorf("broker %d's metadata did not show the change: %w", pending[0], ctx.Err())
+			return a.now(), fmt.Errorf("broker %d's metadata or logs did not show the change: %w", pending[0], ctx.Err())
 		case <-time.After(a.poll):
 		}
 	}
 }
 
-// leadersAtLeast is a waitAll test: the topics hold at least n partitions with a leader.
-func leadersAtLeast(n int) func(brokerView) bool {
-	return func(v brokerView) bool { return v.led >= n }
+// createdAtLeast is a waitAll test: the topics hold at least n partitions with a leader, and
+// the broker has made the log of each of its replicas of them.
+func createdAtLeast(n int) waitTest {
+	return waitTest{logs: true, ok: func(v brokerView) bool { return v.led >= n && v.logs >= v.mine }}
 }
 
 // inSyncAtLeast is a waitAll test: the topics hold at least n partitions with a leader and
 // every replica in sync (the followers have created their logs and caught up).
-func inSyncAtLeast(n int) func(brokerView) bool {
-	return func(v brokerView) bool { return v.full >= n }
+func inSyncAtLeast(n int) waitTest {
+	return waitTest{ok: func(v brokerView) bool { return v.full >= n }}
 }
 
 // cleanup deletes every topic of the prefix (what the scenario created, and nothing else) and
@@ -292,7 +379,7 @@ func (a *partAdmin) health(ctx context.Context) (string, bool) {
 	}
 	var bad []string
 	for _, id := range a.brokers {
-		v, err := a.viewOf(hctx, id, mine)
+		v, err := a.viewOf(hctx, id, mine, false)
 		switch {
 		case err != nil:
 			bad = append(bad, fmt.Sprintf("broker %d does not answer (%v)", id, err))

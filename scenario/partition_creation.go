@@ -22,7 +22,7 @@ func init() {
 		Doc: `Creates partitions in increments (a new topic of INCREMENT partitions each time, 002's fourth
 approach) up to TARGET, on each cluster of CLUSTERS (MODE-VERSION: kraft-4.1.0, zookeeper-3.9.1), and
 times each increment (after one untimed WARMUP topic) twice: until CreateTopics returns, and until every broker's own metadata shows
-each new partition with a leader. A failed or timed-out increment is recorded and ends that cluster's
+each new partition with a leader and every broker's log directories hold its replicas' logs. A failed or timed-out increment is recorded and ends that cluster's
 climb; the cluster's health is checked afterwards. Topics are under plimsoll-pc-, deleted at the end
 unless keep=true.`,
 		Sources: []results.Source{seed002},
@@ -162,7 +162,7 @@ func climbCreation(ctx context.Context, env *Env, st *localkafka.State, spec clu
 		t1, t2 := env.Now(), time.Time{}
 		if err == nil {
 			wctx, cancel := context.WithTimeout(ctx, c.timeout)
-			t2, err = a.waitAll(wctx, []string{name}, leadersAtLeast(want))
+			t2, err = a.waitAll(wctx, []string{name}, createdAtLeast(want))
 			cancel()
 		}
 		if err != nil {
@@ -214,7 +214,7 @@ func warmCreation(ctx context.Context, env *Env, a *partAdmin, spec clusterSpec,
 	}
 	wctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	t1, err := a.waitAll(wctx, []string{a.topic("warmup")}, leadersAtLeast(c.warmup))
+	t1, err := a.waitAll(wctx, []string{a.topic("warmup")}, createdAtLeast(c.warmup))
 	fmt.Fprintf(env.Log, "scenario: %s: warm-up topic of %d partitions in %s s (not charted)\n", spec.Label(), c.warmup, units.Sig(t1.Sub(t0).Seconds(), 3))
 	return err
 }

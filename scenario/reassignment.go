@@ -362,14 +362,14 @@ func (a *partAdmin) waitMoved(ctx context.Context, name string, set kadm.TopicsS
 		case <-time.After(a.poll):
 		}
 	}
-	_, err := a.waitAll(ctx, []string{name}, func(v brokerView) bool {
+	_, err := a.waitAll(ctx, []string{name}, waitTest{ok: func(v brokerView) bool {
 		for p, rs := range plan {
 			if !sameSet(v.replicas[name][p], rs) {
 				return false
 			}
 		}
 		return true
-	})
+	}})
 	return err
 }
 
