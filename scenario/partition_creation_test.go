@@ -30,7 +30,7 @@ func TestPartitionCreationOnFake(t *testing.T) {
 			t.Errorf("increment %d: %+v / %+v, want %+v", i, seen.Points[i], back.Points[i], w)
 		}
 	}
-	if len(res.Failures) != 0 || res.Findings[0].Value != 1 || !strings.Contains(res.Findings[0].Text, "all 3 brokers answer and see a leader for each of the scenario's 270 partitions") {
+	if len(res.Failures) != 0 || res.Findings[0].Value != 1 || !strings.Contains(res.Findings[0].Text, "all 3 brokers answer and see a leader for each of the scenario's 350 partitions") {
 		t.Errorf("failures %v, findings %+v: want none, healthy", res.Failures, res.Findings)
 	}
 	if res.Findings[1].Value != 20 { // 2 s per 100 partitions
