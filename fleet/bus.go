@@ -19,12 +19,20 @@ var (
 	ErrDuplicate = errors.New("two workers with one index")
 	// ErrSilent: a worker stopped reporting mid-run; the trial is invalid.
 	ErrSilent = errors.New("a worker went silent")
+	// ErrLeft: a worker left the run before its end: it said so (interrupted, or its run
+	// failed), or its reports ran ahead of the plan (a phase the plan has not reached, a final
+	// report before the window's end). The trial is invalid, as with ErrSilent.
+	ErrLeft = errors.New("a worker left the run early")
 	// ErrNoRun: a worker found no control topic for its run id.
 	ErrNoRun = errors.New("no such run")
 	// ErrCoordinatorGone: a worker heard nothing from its coordinator for the silence limit,
 	// or the coordinator ended the run.
 	ErrCoordinatorGone = errors.New("the coordinator is gone")
 )
+
+// Lost says whether err is a worker lost mid-run (ErrSilent or ErrLeft): the trial is then
+// judged invalid from the seconds merged before it, rather than failed.
+func Lost(err error) bool { return errors.Is(err, ErrSilent) || errors.Is(err, ErrLeft) }
 
 // Clock tells the time the transport's deadlines and silences are judged by; tests pass their
 // own, so no test waits for a time-out.

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/plimsoll/plimsoll/loadgen"
 )
 
 // collector holds the reports read so far: each worker's seconds until every worker has
 // reported that second, and the finals.
 type collector struct {
+	plan    Plan
 	n       int
 	pending map[int]map[int]Second // by index, by worker
 	last    map[int]int            // by worker: the last second it reported
@@ -22,7 +25,10 @@ type collector struct {
 // merged, once every worker has reported it or ended before it, in order; when every worker's
 // final report is in it returns their merge. A worker silent for the silence limit (counted
 // from the plan's start at the earliest), or Lag seconds behind another, ends it with
-// ErrSilent naming the worker and the last second it reported: the trial is invalid.
+// ErrSilent naming the worker and the last second it reported; a worker that left early (its
+// leave record, a second of a phase ahead of the plan's, a final report before the window's
+// end) ends it with ErrLeft naming the worker and why. Either way the trial is invalid, and
+// the seconds handed on before stand.
 func (c *Coordinator) Collect(ctx context.Context, onSecond func(MergedSecond)) (MergedFinal, error) {
 	// No report is due before the plan's start: a worker's silence counts from it at the
 	// earliest, however long before it Collect begins.
@@ -30,10 +36,7 @@ func (c *Coordinator) Collect(ctx context.Context, onSecond func(MergedSecond)) 
 	if c.plan.Start.After(from) {
 		from = c.plan.Start
 	}
-	col := &collector{n: c.plan.Workers, next: 1, pending: map[int]map[int]Second{}, last: map[int]int{}, heard: map[int]time.Time{}, finals: map[int]Final{}}
-	for w := range col.n {
-		col.heard[w], col.last[w] = from, 0
-	}
+	col := newCollector(c.plan, from)
 	for len(col.finals) < col.n {
 		recs, err := poll(ctx, c.cl, c.limits.Poll)
 		if err != nil {
@@ -59,6 +62,15 @@ func (c *Coordinator) Collect(ctx context.Context, onSecond func(MergedSecond)) 
 	return MergeFinals(mapValues(col.finals), c.plan.Spec.Producers)
 }
 
+// newCollector is the collector of plan p's reports, every worker heard of at from.
+func newCollector(p Plan, from time.Time) *collector {
+	col := &collector{plan: p, n: p.Workers, next: 1, pending: map[int]map[int]Second{}, last: map[int]int{}, heard: map[int]time.Time{}, finals: map[int]Final{}}
+	for w := range col.n {
+		col.heard[w], col.last[w] = from, 0
+	}
+	return col
+}
+
 // add takes one record of a worker, handing on every second it completes.
 func (col *collector) add(m Message, now time.Time, onSecond func(MergedSecond)) error {
 	col.heard[m.Worker] = now
@@ -67,8 +79,13 @@ func (col *collector) add(m Message, now time.Time, onSecond func(MergedSecond))
 	}
 	switch m.Kind {
 	case KindFinal:
+		if err := col.early(m.Worker); err != nil {
+			return err
+		}
 		col.finals[m.Worker] = *m.Final
 		return col.flush(onSecond) // the seconds after its last one no longer wait for it
+	case KindLeave:
+		return fmt.Errorf("%w: worker %d left the run %s: %s; the trial is invalid", ErrLeft, m.Worker, col.after(m.Worker), m.Reason)
 	case KindSecond:
 	default:
 		return fmt.Errorf("%w: worker %d sent a %s record mid-run", ErrPlan, m.Worker, m.Kind)
@@ -77,12 +94,34 @@ func (col *collector) add(m Message, now time.Time, onSecond func(MergedSecond))
 	if s.Index <= col.last[m.Worker] {
 		return fmt.Errorf("%w: worker %d reported second %d after second %d; seconds count from 1", ErrPlan, m.Worker, s.Index, col.last[m.Worker])
 	}
+	if col.plan.ahead(s.Index, s.Phase) {
+		return fmt.Errorf("%w: worker %d reported its second %d as %s, where the plan's second %d is %s: its run was cut short (interrupted, or it stopped); it is lost from that second on and the trial is invalid",
+			ErrLeft, m.Worker, s.Index, s.Phase, s.Index, col.plan.PhaseOf(s.Index))
+	}
 	col.last[m.Worker] = s.Index
 	if col.pending[s.Index] == nil {
 		col.pending[s.Index] = map[int]Second{}
 	}
 	col.pending[s.Index][m.Worker] = s
 	return col.flush(onSecond)
+}
+
+// early is ErrLeft when worker w's final report comes before the plan's drain: a worker's run
+// ends only after the window, so one that ended before it was cut short.
+func (col *collector) early(w int) error {
+	if last := col.last[w]; last > 0 && col.plan.PhaseOf(last) == loadgen.PhaseDrain {
+		return nil
+	}
+	return fmt.Errorf("%w: worker %d sent its final report %s, before the window's end at second %d: its run was cut short (interrupted, or it stopped); it is lost from there on and the trial is invalid",
+		ErrLeft, w, col.after(w), col.plan.windowEnd())
+}
+
+// after says where worker w's reports stopped: after its last second, or before its first.
+func (col *collector) after(w int) string {
+	if col.last[w] == 0 {
+		return "before its first second"
+	}
+	return fmt.Sprintf("after its second %d", col.last[w])
 }
 
 // flush hands on, in order, every second that every worker has reported, or ended before (its

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
+	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/workload"
 )
 
@@ -147,4 +149,32 @@ func (p Plan) CheckJoin(runID, version string, now time.Time) error {
 			p.Start.Format(time.RFC3339Nano), now.Sub(p.Start).Round(time.Millisecond))
 	}
 	return nil
+}
+
+// PhaseOf is the phase of the run's second i (the second ending i seconds after the plan's
+// start) by the plan: warmup up to the warm-up's end, measure up to the window's end, drain
+// after. A worker labels each second with the phase it ran in, a boundary inside the second
+// counted only once passed, so a running worker's phase is never ahead of the plan's.
+func (p Plan) PhaseOf(i int) string {
+	end := time.Duration(i) * time.Second
+	switch {
+	case end <= p.Spec.Warmup:
+		return loadgen.PhaseWarmup
+	case end <= p.Spec.Warmup+p.Spec.Duration:
+		return loadgen.PhaseMeasure
+	}
+	return loadgen.PhaseDrain
+}
+
+// windowEnd is the index of the window's last second: the last the plan has in measure.
+func (p Plan) windowEnd() int { return int(math.Ceil((p.Spec.Warmup + p.Spec.Duration).Seconds())) }
+
+// phaseOrder ranks the phases of a run with workers in the order they come.
+var phaseOrder = map[string]int{loadgen.PhaseWarmup: 0, loadgen.PhaseMeasure: 1, loadgen.PhaseDrain: 2}
+
+// ahead says whether phase comes after the plan's phase of second i: a worker whose second is
+// labelled so has left the schedule (its run cut short). A phase of no rank is not ahead.
+func (p Plan) ahead(i int, phase string) bool {
+	r, ok := phaseOrder[phase]
+	return ok && r > phaseOrder[p.PhaseOf(i)]
 }

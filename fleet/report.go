@@ -18,6 +18,9 @@ const (
 	KindRefuse = "refuse" // the worker cannot run the plan (Reason says why) and exits
 	KindSecond = "second" // one second of its load (Second)
 	KindFinal  = "final"  // after its drain: the window's figures and its ledgers (Final)
+	// KindLeave: the worker's run ended before its final report (interrupted, or failed);
+	// Reason says why. It publishes nothing after it.
+	KindLeave = "leave"
 )
 
 // Message is one record of the results topic: who wrote it, and one of a join, a refusal, a
@@ -29,7 +32,7 @@ type Message struct {
 	Kind    string  `json:"kind"`
 	Version string  `json:"version,omitempty"` // join and refuse: the worker's plimsoll version
 	Host    string  `json:"host,omitempty"`    // join: the worker's host name
-	Reason  string  `json:"reason,omitempty"`  // refuse
+	Reason  string  `json:"reason,omitempty"`  // refuse and leave
 	Second  *Second `json:"second,omitempty"`
 	Final   *Final  `json:"final,omitempty"`
 }
@@ -157,8 +160,15 @@ func (m Message) check() error {
 		if !final || second {
 			return bad("needs a final report and nothing else")
 		}
+	case KindLeave:
+		if m.Reason == "" {
+			return bad("no reason")
+		}
+		if second || final {
+			return bad("carries a report")
+		}
 	default:
-		return bad("unknown kind; want %s, %s, %s or %s", KindJoin, KindRefuse, KindSecond, KindFinal)
+		return bad("unknown kind; want %s, %s, %s, %s or %s", KindJoin, KindRefuse, KindSecond, KindFinal, KindLeave)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ func TestMessageRoundTrip(t *testing.T) {
 		{RunID: "r", Worker: 0, Kind: KindRefuse, Version: "v2", Reason: "another version"},
 		{RunID: "r", Worker: 1, Kind: KindSecond, Second: &Second{Index: 3, Phase: "warmup", Tally: Tally{Sent: 5, Backlog: []int64{1}}, Publish: e, EndToEnd: e, ScheduleDelay: e}},
 		{RunID: "r", Worker: 1, Kind: KindFinal, Final: &Final{Publish: e, EndToEnd: e, ScheduleDelay: e, AckWait: e, Groups: []GroupLedger{{Name: "g0", Producers: Range{0, 1}, Seen: 9}}}},
+		{RunID: "r", Worker: 1, Kind: KindLeave, Reason: "interrupted by SIGINT"},
 	} {
 		got := wire(t, m)
 		if got.Format != ReportFormat || got.Kind != m.Kind || got.Worker != m.Worker || got.Version != m.Version || got.Reason != m.Reason || got.Host != m.Host {
@@ -50,7 +51,9 @@ func TestDecodeMessageRefuses(t *testing.T) {
 		{"a join with a report", edit(`"version":"v1"`, `"version":"v1","final":{}`), "carries a report"},
 		{"a second without one", edit(`"join"`, `"second"`), "needs a second"},
 		{"a final without one", edit(`"join"`, `"final"`), "needs a final report"},
-		{"another kind", edit(`"join"`, `"leave"`), "unknown kind"},
+		{"a leave without reason", edit(`"join"`, `"leave"`), "no reason"},
+		{"a leave with a report", edit(`"join","version":"v1"`, `"leave","reason":"failed","second":{}`), "carries a report"},
+		{"another kind", edit(`"join"`, `"depart"`), "unknown kind"},
 	} {
 		if _, err := DecodeMessage([]byte(tc.in)); !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want ErrPlan saying %q", tc.name, err, tc.want)

@@ -184,6 +184,15 @@ func (w *Worker) Final(ctx context.Context, f Final) error {
 	return w.publish(ctx, Message{RunID: w.Plan.RunID, Worker: w.index, Kind: KindFinal, Final: &f})
 }
 
+// Leave tells the coordinator the worker's run ended before its final report, and why
+// (interrupted, or its run failed): the reports fed so far are flushed first, so that the
+// coordinator merges them, then a leave record, on which it judges the worker lost at once,
+// naming the reason, rather than after the silence limit. Nothing is published after it.
+func (w *Worker) Leave(ctx context.Context, reason string) error {
+	ferr := w.Flush(ctx)
+	return errors.Join(ferr, w.publish(ctx, Message{RunID: w.Plan.RunID, Worker: w.index, Kind: KindLeave, Reason: reason}))
+}
+
 // RunOptions are the loadgen options of the worker's share (RunOptions) feeding its reports to
 // the results topic (Feed). After the run, Flush says whether they all went out.
 func (w *Worker) RunOptions() loadgen.Options {

@@ -51,8 +51,8 @@ func (ws Workers) lead() time.Duration {
 // RunWorkers executes one trial whose load N workers generate: it opens the run (the plan,
 // the control and results topics, the workload's topics, sized for the cluster), calls
 // ws.Opened, waits for the joins, merges the workers' reports into one result (fleet.Assembly)
-// and judges it with the probe's samples as Run does. A worker that went silent or died makes
-// the trial invalid (verdict criterion worker-lost), naming it. Whatever happens, it deletes
+// and judges it with the probe's samples as Run does. A worker that went silent, died or left
+// early (interrupted) makes the trial invalid (verdict criterion worker-lost), naming it. Whatever happens, it deletes
 // the run's topics and groups, never a name outside the run's prefix.
 func RunWorkers(ctx context.Context, cfg Config, ws Workers) (*results.Trial, error) {
 	if err := fleet.CheckWorkers(cfg.Spec, ws.N); err != nil {
@@ -129,7 +129,7 @@ func coordinate(ctx context.Context, cfg Config, ws Workers, co *fleet.Coordinat
 	if p != nil {
 		series = p.Stop()
 	}
-	lost := errors.Is(err, fleet.ErrSilent)
+	lost := fleet.Lost(err)
 	if err != nil && !lost {
 		series.Close()
 		return nil, err
@@ -142,7 +142,7 @@ func coordinate(ctx context.Context, cfg Config, ws Workers, co *fleet.Coordinat
 }
 
 // collect starts the workers (ws.Opened), waits for their joins and merges their reports. A
-// worker lost (fleet.ErrSilent) comes back as the error with the result of the seconds merged
+// worker lost (fleet.Lost: silent, or left early) comes back as the error with the result of the seconds merged
 // before it (no final: no counts): the trial is then invalid.
 func collect(ctx context.Context, ws Workers, co *fleet.Coordinator, plan fleet.Plan, bootstrap []string) (*loadgen.Result, error) {
 	if ws.Opened != nil {
@@ -155,7 +155,7 @@ func collect(ctx context.Context, ws Workers, co *fleet.Coordinator, plan fleet.
 	}
 	asm := fleet.NewAssembly(plan)
 	merged, err := co.Collect(ctx, asm.Add)
-	if errors.Is(err, fleet.ErrSilent) {
+	if fleet.Lost(err) {
 		empty := fleet.MergedFinal{Publish: hdr.New(), EndToEnd: hdr.New(), ScheduleDelay: hdr.New(), AckWait: hdr.New()}
 		return asm.Result(empty, bootstrap), err
 	}

@@ -31,8 +31,10 @@ func workersSpec() workload.Spec {
 var testLimits = fleet.Limits{Join: 10 * time.Second, Silence: 2 * time.Second, Lag: 4, Find: 5 * time.Second, Poll: 50 * time.Millisecond, Beat: 200 * time.Millisecond}
 
 // inProcessWorkers starts plan's workers as goroutines; silent names a worker whose reports stop
-// a second and a half into its run (as if killed). wait returns each worker's result.
-func inProcessWorkers(t *testing.T, ctx context.Context, tgt target.Target, silent int) (func(fleet.Plan) error, func() []*loadgen.Result) {
+// a second and a half into its run (as if killed), interrupted one whose run is interrupted
+// then (as SIGINT interrupts `plimsoll worker`) and which leaves as the command does (-1:
+// none). wait returns each worker's result.
+func inProcessWorkers(t *testing.T, ctx context.Context, tgt target.Target, silent, interrupted int) (func(fleet.Plan) error, func() []*loadgen.Result) {
 	var wg sync.WaitGroup
 	var results []*loadgen.Result
 	opened := func(p fleet.Plan) error {
@@ -52,12 +54,23 @@ func inProcessWorkers(t *testing.T, ctx context.Context, tgt target.Target, sile
 				if i == silent { // a second and a half into its run, nothing more of it is heard, as if killed
 					opts.Feed = silencedAt(opts.Feed, p.Start.Add(1500*time.Millisecond))
 				}
-				res, err := loadgen.Run(rctx, w.Plan.Spec, tgt, opts)
-				if err != nil && silent < 0 {
-					t.Errorf("worker %d: %v", i, err)
+				if i == interrupted {
+					var cancel context.CancelFunc
+					rctx, cancel = context.WithDeadline(rctx, p.Start.Add(1500*time.Millisecond))
+					defer cancel()
 				}
+				res, err := loadgen.Run(rctx, w.Plan.Spec, tgt, opts)
 				results[i] = res
-				_ = w.Flush(ctx)
+				switch {
+				case i == interrupted:
+					if err := w.Leave(ctx, "interrupted by SIGINT"); err != nil {
+						t.Errorf("worker %d leaving: %v", i, err)
+					}
+				case err != nil && silent < 0 && interrupted < 0:
+					t.Errorf("worker %d: %v", i, err)
+				case err == nil: // as the command: a run the coordinator ended publishes nothing more
+					_ = w.Flush(ctx)
+				}
 			})
 		}
 		return nil
@@ -90,8 +103,9 @@ func untilGone(ctx context.Context, w *fleet.Worker) (context.Context, context.C
 }
 
 // TestRunWorkers: a trial whose load two workers generate on kfake has the workers' summed
-// counts, none lost or duplicated, and an ok verdict; one whose worker 1 dies mid-run
-// is invalid with a worker-lost reason naming it. Neither leaves a topic or group.
+// counts, none lost or duplicated, and an ok verdict; one whose worker 1 dies mid-run, or is
+// interrupted mid-run and leaves, is invalid with a worker-lost reason naming it (and the
+// interruption). None leaves a topic or group.
 func TestRunWorkers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs loadgen for several seconds")
@@ -105,11 +119,16 @@ func TestRunWorkers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	for _, tc := range []struct {
-		name   string
-		silent int
-	}{{"all report", -1}, {"worker 1 silent", 1}} {
+		name                string
+		silent, interrupted int
+		reason              string // in the worker-lost reason
+	}{
+		{"all report", -1, -1, ""},
+		{"worker 1 silent", 1, -1, "worker 1"},
+		{"worker 1 interrupted", -1, 1, "worker 1 left the run after its second 2: interrupted by SIGINT"},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
-			opened, wait := inProcessWorkers(t, ctx, tgt, tc.silent)
+			opened, wait := inProcessWorkers(t, ctx, tgt, tc.silent, tc.interrupted)
 			cfg := Config{Spec: workersSpec(), Target: tgt, NoProbe: true, Criteria: verdict.DefaultCriteria(), KafkaVersion: "test"}
 			tr, err := RunWorkers(ctx, cfg, Workers{N: 2, Version: "test", Limits: testLimits, Lead: 4 * time.Second, Opened: opened})
 			res := wait()
@@ -117,10 +136,10 @@ func TestRunWorkers(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tr.Close()
-			if tc.silent >= 0 {
+			if tc.reason != "" {
 				v := tr.Verdict
-				if v.State != verdict.Invalid || len(v.Reasons) == 0 || v.Reasons[0].Criterion != verdict.CritWorkerLost || !strings.Contains(v.Reasons[0].Text, "worker 1") {
-					t.Errorf("verdict %+v; want invalid, worker-lost naming worker 1", v)
+				if v.State != verdict.Invalid || len(v.Reasons) == 0 || v.Reasons[0].Criterion != verdict.CritWorkerLost || !strings.Contains(v.Reasons[0].Text, tc.reason) {
+					t.Errorf("verdict %+v; want invalid, worker-lost saying %q", v, tc.reason)
 				}
 			} else {
 				var sent, acked int64

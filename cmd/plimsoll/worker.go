@@ -160,7 +160,7 @@ func runShare(ctx context.Context, w *fleet.Worker, tg target.Target, log io.Wri
 		return fmt.Errorf("worker %d stopped: %w", w.Share.Worker, cause)
 	}
 	if err != nil {
-		return fmt.Errorf("worker %d: %w", w.Share.Worker, err)
+		return leave(ctx, w, err, log)
 	}
 	fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -169,6 +169,27 @@ func runShare(ctx context.Context, w *fleet.Worker, tg target.Target, log io.Wri
 	}
 	fmt.Fprintf(log, "worker %d done: %d sent, %d acknowledged, %d consumed in the window\n", w.Share.Worker, res.Counts.Sent, res.Counts.Acked, res.Counts.Consumed)
 	return nil
+}
+
+// leave tells the coordinator that the worker's run ended before its final report, and why: the
+// signal that interrupted it, or the run's error. The coordinator then judges it lost at once,
+// naming the reason, with the seconds it reported merged. It returns the run's error.
+func leave(ctx context.Context, w *fleet.Worker, runErr error, log io.Writer) error {
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := w.Leave(lctx, leaveReason(ctx, runErr)); err != nil {
+		fmt.Fprintf(log, "worker %d: telling the coordinator it left: %v (it will find the worker silent)\n", w.Share.Worker, err)
+	}
+	return fmt.Errorf("worker %d: %w", w.Share.Worker, runErr)
+}
+
+// leaveReason says why a worker's run ended early: the signal that ended ctx, or the run's
+// error.
+func leaveReason(ctx context.Context, runErr error) string {
+	if sig := interruptedBy(ctx); sig != nil {
+		return "interrupted by " + signalName(sig)
+	}
+	return fmt.Sprintf("its run failed: %v", runErr)
 }
 
 // stopWhenGone returns a context of ctx cancelled, with w.Err as its cause, once the

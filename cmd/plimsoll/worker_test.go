@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -121,6 +123,27 @@ func TestStopWhenGone(t *testing.T) {
 	stop2()
 	if !errors.Is(context.Cause(ctx2), context.Canceled) {
 		t.Errorf("stopped: cause %v, want context.Canceled", context.Cause(ctx2))
+	}
+}
+
+// TestLeaveReason: a worker's leave record names the signal that interrupted its run, or the
+// run's error.
+func TestLeaveReason(t *testing.T) {
+	runErr := fmt.Errorf("%w: context canceled", loadgen.ErrInterrupted)
+	for _, tc := range []struct {
+		name  string
+		cause error
+		want  string
+	}{
+		{"SIGINT", &signalCause{os.Interrupt}, "interrupted by SIGINT"},
+		{"SIGTERM", &signalCause{syscall.SIGTERM}, "interrupted by SIGTERM"},
+		{"an error", errors.New("broker gone"), "its run failed: run interrupted: context canceled"},
+	} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(tc.cause)
+		if got := leaveReason(ctx, runErr); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 
