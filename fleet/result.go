@@ -96,6 +96,17 @@ func (a *Assembly) Result(f MergedFinal, bootstrap []string) *loadgen.Result {
 	return res
 }
 
+// Unfinished is the result of a run that ended without every worker's final report (a worker
+// lost, the coordinator interrupted): the timeline, interval log and arrival rates of the
+// seconds added, but no counts, ledgers or window histograms, which only the final reports
+// hold. Its window is the measured seconds merged, not the plan's, and its drain incomplete.
+func (a *Assembly) Unfinished(bootstrap []string) *loadgen.Result {
+	empty := MergedFinal{Publish: hdr.New(), EndToEnd: hdr.New(), ScheduleDelay: hdr.New(), AckWait: hdr.New()}
+	res := a.Result(empty, bootstrap)
+	res.Window.MeasuredSeconds, res.Window.DrainComplete = float64(a.measured), false
+	return res
+}
+
 // window is the run's phases as the plan set them and the seconds reported them.
 func (a *Assembly) window(f MergedFinal) loadgen.Window {
 	w := loadgen.Window{Start: a.plan.Start.Add(a.plan.Spec.Warmup).UTC(), WarmupSeconds: a.plan.Spec.Warmup.Seconds(),

@@ -253,13 +253,23 @@ func (w *Worker) Flush(ctx context.Context) error {
 	return ferr
 }
 
+// publish produces m and waits until it is acknowledged or ctx ends, whichever is first:
+// franz-go's ProduceSync keeps waiting, past a cancelled ctx, while the results topic is
+// unknown (deleted by a coordinator that has closed the run: 20 s on kfake).
 func (w *Worker) publish(ctx context.Context, m Message) error {
 	b, err := EncodeMessage(m)
 	if err != nil {
 		return err
 	}
 	rec := &kgo.Record{Topic: ResultsTopic(m.RunID), Key: []byte(strconv.Itoa(m.Worker)), Value: b}
-	if err := w.cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
+	done := make(chan error, 1)
+	w.cl.Produce(ctx, rec, func(_ *kgo.Record, err error) { done <- err })
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
 		return fmt.Errorf("publishing to %s: %w", ResultsTopic(m.RunID), err)
 	}
 	return nil

@@ -8,7 +8,6 @@ import (
 
 	"github.com/plimsoll/plimsoll/fleet"
 	"github.com/plimsoll/plimsoll/loadgen"
-	"github.com/plimsoll/plimsoll/loadgen/hdr"
 	"github.com/plimsoll/plimsoll/loadgen/topics"
 	"github.com/plimsoll/plimsoll/probe"
 	"github.com/plimsoll/plimsoll/results"
@@ -52,8 +51,11 @@ func (ws Workers) lead() time.Duration {
 // the control and results topics, the workload's topics, sized for the cluster), calls
 // ws.Opened, waits for the joins, merges the workers' reports into one result (fleet.Assembly)
 // and judges it with the probe's samples as Run does. A worker that went silent, died or left
-// early (interrupted) makes the trial invalid (verdict criterion worker-lost), naming it. Whatever happens, it deletes
-// the run's topics and groups, never a name outside the run's prefix.
+// early (interrupted) makes the trial invalid (verdict criterion worker-lost), naming it. When
+// ctx ends while the reports are merged, it returns, as Run does, the trial of the seconds
+// merged so far (marked interrupted, its verdict invalid) with an error wrapping
+// loadgen.ErrInterrupted. Whatever happens, it deletes the run's topics and groups, never a
+// name outside the run's prefix.
 func RunWorkers(ctx context.Context, cfg Config, ws Workers) (*results.Trial, error) {
 	if err := fleet.CheckWorkers(cfg.Spec, ws.N); err != nil {
 		return nil, err
@@ -84,9 +86,9 @@ func RunWorkers(ctx context.Context, cfg Config, ws Workers) (*results.Trial, er
 	}
 	t, err := coordinate(ctx, cfg, ws, co, plan, base)
 	cerr := cleanUp(co, plan, base)
-	if t != nil && err == nil && cerr != nil { // what was measured stands; what is left is said
+	if t != nil && cerr != nil { // what was measured stands (err is nil, or its interruption); what is left is said
 		t.Notes = append(t.Notes, fmt.Sprintf("cleaning up the run's topics and groups: %v", cerr))
-		return t, nil
+		return t, err
 	}
 	return t, errors.Join(err, cerr)
 }
@@ -106,7 +108,9 @@ func sized(ctx context.Context, cfg Config) (workload.Spec, error) {
 	return spec, nil
 }
 
-// coordinate creates the workload's topics, starts the probe and the workers, and collects.
+// coordinate creates the workload's topics, starts the probe and the workers, collects and
+// judges. Interrupted while collecting, it returns the judged partial trial (marked interrupted,
+// its verdict invalid) with the error wrapping loadgen.ErrInterrupted.
 func coordinate(ctx context.Context, cfg Config, ws Workers, co *fleet.Coordinator, plan fleet.Plan, base []kgo.Opt) (*results.Trial, error) {
 	if err := createTopics(ctx, plan, base); err != nil {
 		return nil, err
@@ -129,8 +133,8 @@ func coordinate(ctx context.Context, cfg Config, ws Workers, co *fleet.Coordinat
 	if p != nil {
 		series = p.Stop()
 	}
-	lost := fleet.Lost(err)
-	if err != nil && !lost {
+	lost, interrupted := fleet.Lost(err), errors.Is(err, loadgen.ErrInterrupted)
+	if err != nil && !lost && !interrupted {
 		series.Close()
 		return nil, err
 	}
@@ -138,12 +142,18 @@ func coordinate(ctx context.Context, cfg Config, ws Workers, co *fleet.Coordinat
 	if lost {
 		verdict.WorkerLost(&t.Verdict, err.Error())
 	}
+	if interrupted {
+		return t, err
+	}
 	return t, nil
 }
 
 // collect starts the workers (ws.Opened), waits for their joins and merges their reports. A
-// worker lost (fleet.Lost: silent, or left early) comes back as the error with the result of the seconds merged
-// before it (no final: no counts): the trial is then invalid.
+// worker lost (fleet.Lost: silent, or left early) comes back as the error with the result of
+// the seconds merged before it (fleet.Assembly.Unfinished: no final, no counts): the trial is
+// then invalid. When ctx ends while the reports are merged (the coordinator interrupted), the
+// result of the seconds merged so far comes back marked interrupted, with an error wrapping
+// loadgen.ErrInterrupted, as loadgen.Run returns an interrupted run's.
 func collect(ctx context.Context, ws Workers, co *fleet.Coordinator, plan fleet.Plan, bootstrap []string) (*loadgen.Result, error) {
 	if ws.Opened != nil {
 		if err := ws.Opened(plan); err != nil {
@@ -155,14 +165,17 @@ func collect(ctx context.Context, ws Workers, co *fleet.Coordinator, plan fleet.
 	}
 	asm := fleet.NewAssembly(plan)
 	merged, err := co.Collect(ctx, asm.Add)
-	if fleet.Lost(err) {
-		empty := fleet.MergedFinal{Publish: hdr.New(), EndToEnd: hdr.New(), ScheduleDelay: hdr.New(), AckWait: hdr.New()}
-		return asm.Result(empty, bootstrap), err
+	switch {
+	case err == nil:
+		return asm.Result(merged, bootstrap), nil
+	case ctx.Err() != nil: // first: the signal that interrupted this process may have ended a worker too
+		res := asm.Unfinished(bootstrap)
+		res.Interrupted = true
+		return res, fmt.Errorf("%w: %w", loadgen.ErrInterrupted, context.Cause(ctx))
+	case fleet.Lost(err):
+		return asm.Unfinished(bootstrap), err
 	}
-	if err != nil {
-		return nil, err
-	}
-	return asm.Result(merged, bootstrap), nil
+	return nil, err
 }
 
 // createTopics creates the workload's topics once, as a single-process run would: the

@@ -2,6 +2,7 @@ package trial
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -66,7 +67,7 @@ func inProcessWorkers(t *testing.T, ctx context.Context, tgt target.Target, sile
 					if err := w.Leave(ctx, "interrupted by SIGINT"); err != nil {
 						t.Errorf("worker %d leaving: %v", i, err)
 					}
-				case err != nil && silent < 0 && interrupted < 0:
+				case err != nil && w.Err() == nil: // a worker whose coordinator ended the run stops with an error
 					t.Errorf("worker %d: %v", i, err)
 				case err == nil: // as the command: a run the coordinator ended publishes nothing more
 					_ = w.Flush(ctx)
@@ -154,6 +155,49 @@ func TestRunWorkers(t *testing.T) {
 			noneLeft(t, c)
 		})
 	}
+}
+
+// TestRunWorkersInterrupted: a coordinator interrupted mid-window (its context cancelled, as
+// SIGINT cancels it) keeps what finished, as Run does: the trial of the seconds merged so far,
+// marked interrupted, its verdict invalid with the interruption its first reason, an error
+// wrapping loadgen.ErrInterrupted; its workers stop and no topic or group is left.
+func TestRunWorkersInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs loadgen for several seconds")
+	}
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	tgt := target.Target{Bootstrap: c.ListenAddrs()}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	opened, wait := inProcessWorkers(t, ctx, tgt, -1, -1)
+	cctx, interrupt := context.WithCancelCause(ctx)
+	defer interrupt(nil)
+	sigint := errors.New("interrupted by SIGINT")
+	openedThenInterrupt := func(p fleet.Plan) error { // 2.5 s into the run: the warm-up's 0.4 s and 2.1 s of its window
+		time.AfterFunc(time.Until(p.Start.Add(2500*time.Millisecond)), func() { interrupt(sigint) })
+		return opened(p)
+	}
+	spec := workersSpec()
+	spec.Duration = 5 * time.Second
+	cfg := Config{Spec: spec, Target: tgt, NoProbe: true, Criteria: verdict.DefaultCriteria(), KafkaVersion: "test"}
+	tr, err := RunWorkers(cctx, cfg, Workers{N: 2, Version: "test", Limits: testLimits, Lead: 4 * time.Second, Opened: openedThenInterrupt})
+	wait()
+	if !errors.Is(err, loadgen.ErrInterrupted) || !strings.Contains(err.Error(), "interrupted by SIGINT") || tr == nil {
+		t.Fatalf("trial %v, err %v; want the partial trial and ErrInterrupted naming the signal", tr, err)
+	}
+	defer tr.Close()
+	v := tr.Verdict
+	if !tr.Interrupted || tr.Window.MeasuredSeconds < 1 || tr.Window.MeasuredSeconds > 3 || tr.Timeline.Len() < 2 {
+		t.Errorf("interrupted %v, window %+v, %d timeline rows; want marked, 1-3 s measured, the rows merged", tr.Interrupted, tr.Window, tr.Timeline.Len())
+	}
+	if v.State != verdict.Invalid || len(v.Reasons) == 0 || v.Reasons[0].Criterion != verdict.CritInterrupted {
+		t.Errorf("verdict %+v; want invalid, interrupted first", v)
+	}
+	noneLeft(t, c)
 }
 
 // noneLeft fails when the cluster holds any topic or group.

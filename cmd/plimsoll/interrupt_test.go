@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/arms"
+	"github.com/plimsoll/plimsoll/fleet"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/verdict"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -272,6 +273,75 @@ func TestRunInterruptedFake(t *testing.T) {
 		t.Errorf("interrupted %v, verdict %s, measured %v s", res.Interrupted, res.Verdict.State, res.Window.MeasuredSeconds)
 	}
 	noTopicsLeft(t, c.ListenAddrs())
+}
+
+// TestRunWorkersInterruptedFake: SIGTERM in the window of `plimsoll run --workers 2` against a
+// fake cluster, its two workers `plimsoll worker` commands in this process (so the signal
+// interrupts them too, as Ctrl-C does a terminal's --local-workers), exits 143 and writes
+// result.json of the seconds merged so far, marked interrupted, its verdict invalid; the
+// workers exit on it and no topic or group is left.
+func TestRunWorkersInterruptedFake(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs loadgen for several seconds")
+	}
+	guardSignals(t)
+	defer func(l fleet.Limits, cl fleet.Limits, lead time.Duration) {
+		workerLimits, coordinatorLimits, coordinatorLead = l, cl, lead
+	}(workerLimits, coordinatorLimits, coordinatorLead)
+	workerLimits = fleet.Limits{Join: 20 * time.Second, Silence: 5 * time.Second, Lag: 4, Find: 20 * time.Second, Poll: 50 * time.Millisecond, Beat: 200 * time.Millisecond}
+	coordinatorLimits, coordinatorLead = workerLimits, 6*time.Second
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	addrs := strings.Join(c.ListenAddrs(), ",")
+	outs := make(chan []workerOut, 1)
+	go func() { // the workers of the run the coordinator opens, then SIGTERM 3 s into its window
+		runID := awaitRunID(t, freshAdmin(t, c.ListenAddrs()))
+		wait := startWorkers(t, c, runID, 2)
+		time.Sleep(coordinatorLead + 4*time.Second)
+		kill(t, syscall.SIGTERM)
+		outs <- wait()
+	}()
+	out := filepath.Join(t.TempDir(), "run")
+	_, stderr, code := runCLI(t, "run", "--workers", "2", "--out", out, "--bootstrap", addrs, "--replication-factor", "1",
+		"--producers", "2", "--partitions", "2", "--consumers-per-group", "2", "--rate", "200", "--warmup", "1s", "--duration", "60s")
+	if code != ExitSIGTERM || !strings.Contains(stderr, "marked interrupted") {
+		t.Fatalf("exit %d, want %d:\n%s", code, ExitSIGTERM, stderr)
+	}
+	for i, o := range <-outs {
+		if o.code == ExitOK {
+			t.Errorf("worker %d exit 0 after the signal:\n%s", i, o.stderr)
+		}
+	}
+	res, err := results.LoadTrialDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := res.Verdict
+	if !res.Interrupted || v.State != verdict.Invalid || v.Reasons[0].Criterion != verdict.CritInterrupted || res.Window.MeasuredSeconds < 1 || res.Window.MeasuredSeconds > 5 {
+		t.Errorf("interrupted %v, verdict %+v, measured %v s; want marked, invalid, interrupted first, 1-5 s", res.Interrupted, v, res.Window.MeasuredSeconds)
+	}
+	noTopicsLeft(t, c.ListenAddrs())
+}
+
+// awaitRunID is the run id of the run whose control topic appears on the cluster, within a
+// minute.
+func awaitRunID(t *testing.T, adm *kadm.Client) string {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		ts, err := adm.ListTopics(context.Background())
+		if err != nil {
+			continue
+		}
+		for _, name := range ts.Names() {
+			if id, ok := strings.CutSuffix(strings.TrimPrefix(name, "plimsoll-"), "-control"); ok {
+				return id
+			}
+		}
+	}
+	t.Error("no control topic within a minute")
+	return ""
 }
 
 // noTopicsLeft fails t when the cluster holds a topic or a group (asked by a new client: an

@@ -20,6 +20,14 @@ import (
 // children start, join and set up their shares on this host within it.
 const localLead = 20 * time.Second
 
+// coordinatorLimits and coordinatorLead bound a run with workers' waits as its coordinator
+// keeps them (zero: trial.Workers' defaults; --local-workers' lead is localLead); tests shorten
+// them.
+var (
+	coordinatorLimits fleet.Limits
+	coordinatorLead   time.Duration
+)
+
 // workerCount is N of --workers or --local-workers, 0 without them.
 func (rf *runFlags) workerCount() int { return max(rf.workers, rf.localWorkers) }
 
@@ -48,7 +56,7 @@ func (rf *runFlags) checkWorkers(cfg trial.Config) error {
 func (rf *runFlags) runWithWorkers(ctx context.Context, cfg trial.Config, tgt target.Target, passwordEnv string, stderr io.Writer) (*results.Trial, error) {
 	if rf.localWorkers == 0 {
 		lt := launchTarget(tgt, passwordEnv)
-		ws := trial.Workers{N: rf.workers, Version: plimsollVersion()}
+		ws := trial.Workers{N: rf.workers, Version: plimsollVersion(), Limits: coordinatorLimits, Lead: coordinatorLead}
 		ws.Opened = func(p fleet.Plan) error { return printWorkerLines(stderr, p, lt) }
 		return trial.RunWorkers(ctx, cfg, ws)
 	}
@@ -63,7 +71,7 @@ func (rf *runFlags) runWithWorkers(ctx context.Context, cfg trial.Config, tgt ta
 // children of this binary, their output in dir; they are killed when it ends.
 func runLocalWorkers(ctx context.Context, cfg trial.Config, passwordEnv string, n int, dir string, stderr io.Writer) (*results.Trial, error) {
 	lt := launchTarget(cfg.Target, passwordEnv)
-	ws := trial.Workers{N: n, Version: plimsollVersion(), Lead: localLead}
+	ws := trial.Workers{N: n, Version: plimsollVersion(), Limits: coordinatorLimits, Lead: localLead}
 	var lw *localWorkers
 	ws.Opened = func(p fleet.Plan) error {
 		fmt.Fprintf(stderr, "run id %s: %d local workers\n", p.RunID, p.Workers)

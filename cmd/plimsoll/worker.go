@@ -174,10 +174,14 @@ func runShare(ctx context.Context, w *fleet.Worker, tg target.Target, log io.Wri
 // leave tells the coordinator that the worker's run ended before its final report, and why: the
 // signal that interrupted it, or the run's error. The coordinator then judges it lost at once,
 // naming the reason, with the seconds it reported merged. It returns the run's error.
+// It gives up once the coordinator is gone (interrupted with it, say), as nobody is listening.
 func leave(ctx context.Context, w *fleet.Worker, runErr error, log io.Writer) error {
-	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err := w.Leave(lctx, leaveReason(ctx, runErr)); err != nil {
+	lctx, stop := stopWhenGone(tctx, w, workerLimits.Poll)
+	defer stop()
+	err := w.Leave(lctx, leaveReason(ctx, runErr))
+	if err != nil && !errors.Is(context.Cause(lctx), fleet.ErrCoordinatorGone) {
 		fmt.Fprintf(log, "worker %d: telling the coordinator it left: %v (it will find the worker silent)\n", w.Share.Worker, err)
 	}
 	return fmt.Errorf("worker %d: %w", w.Share.Worker, runErr)
