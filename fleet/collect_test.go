@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/loadgen/hdr"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // TestCollectEnds: seconds are handed on once every worker reported them or ended before
@@ -124,5 +125,20 @@ func TestPhaseOf(t *testing.T) {
 	}
 	if p.windowEnd() != 4 {
 		t.Errorf("the window's end at second %d, want 4", p.windowEnd())
+	}
+}
+
+// TestJoinLeave: a worker that leaves before every worker has joined ends the wait for the
+// joins with an error naming it and its reason.
+func TestJoinLeave(t *testing.T) {
+	p := Plan{RunID: "20261127t050000-cc03", Workers: 2}
+	c := &Coordinator{plan: p, hosts: map[int]string{}}
+	b, err := EncodeMessage(Message{RunID: p.RunID, Worker: 1, Kind: KindLeave, Reason: "interrupted by SIGTERM"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.join(&kgo.Record{Value: b})
+	if err == nil || err.Error() != "worker 1 left run 20261127t050000-cc03 before every worker joined: interrupted by SIGTERM" {
+		t.Errorf("err = %v", err)
 	}
 }

@@ -84,8 +84,9 @@ func (c *Coordinator) Close(ctx context.Context) error {
 	return topics.DeleteOwned(ctx, c.adm, Prefix(run), []string{ControlTopic(run), ResultsTopic(run)}, nil)
 }
 
-// AwaitJoins reads the results topic until every worker has joined. A refusal, two workers of
-// one index or the join limit passing first is an error naming the workers.
+// AwaitJoins reads the results topic until every worker has joined. A refusal, a worker
+// leaving, two workers of one index or the join limit passing first is an error naming the
+// workers.
 func (c *Coordinator) AwaitJoins(ctx context.Context) error {
 	deadline := c.clock.Now().Add(c.limits.Join)
 	for len(c.hosts) < c.plan.Workers {
@@ -123,6 +124,8 @@ func (c *Coordinator) join(r *kgo.Record) error {
 		}
 		c.hosts[m.Worker] = m.Host
 		return nil
+	case KindLeave: // its set-up failed, or it was interrupted, before the others joined
+		return fmt.Errorf("worker %d left run %s before every worker joined: %s", m.Worker, c.plan.RunID, m.Reason)
 	}
 	return fmt.Errorf("%w: worker %d sent a %s record before every worker joined", ErrPlan, m.Worker, m.Kind)
 }
