@@ -24,6 +24,8 @@ type Assembly struct {
 	drain                   int
 	ackedIn, consumedIn     int64
 	bufferFullNs, maxFlight int64
+	sentIn, failedIn        int64
+	windowHists             [3]*hdr.Hist // the measured seconds' publish, end-to-end and schedule delay
 }
 
 // NewAssembly starts the assembly of plan p's result.
@@ -50,10 +52,24 @@ func (a *Assembly) Add(m MergedSecond) {
 	a.maxFlight = max(a.maxFlight, t.InFlight)
 	switch m.Phase {
 	case loadgen.PhaseMeasure:
-		a.measured++
-		a.ackedIn, a.consumedIn, a.bufferFullNs = a.ackedIn+t.Acked, a.consumedIn+t.Consumed, a.bufferFullNs+t.BufferFullNs
+		a.addMeasured(m)
 	case loadgen.PhaseDrain:
 		a.drain++
+	}
+}
+
+// addMeasured adds a measured second to the window's sums and histograms, which an unfinished
+// run's result is drawn from.
+func (a *Assembly) addMeasured(m MergedSecond) {
+	t := m.Tally
+	a.measured++
+	a.ackedIn, a.consumedIn, a.bufferFullNs = a.ackedIn+t.Acked, a.consumedIn+t.Consumed, a.bufferFullNs+t.BufferFullNs
+	a.sentIn, a.failedIn = a.sentIn+t.Sent, a.failedIn+t.Failed
+	for i, h := range []*hdr.Hist{m.Publish, m.EndToEnd, m.ScheduleDelay} {
+		if a.windowHists[i] == nil {
+			a.windowHists[i] = hdr.New()
+		}
+		a.windowHists[i].Merge(h)
 	}
 }
 
@@ -72,6 +88,11 @@ func largest(vs []int64) int64 {
 // Result is the run's result: the merged final's counts, ledgers and histograms, the rates over
 // the window, the timeline and interval log of the seconds added. bootstrap is the target's.
 func (a *Assembly) Result(f MergedFinal, bootstrap []string) *loadgen.Result {
+	return a.result(f, bootstrap, a.plan.Spec.Duration.Seconds())
+}
+
+// result is Result with the counts' rates over windowSecs.
+func (a *Assembly) result(f MergedFinal, bootstrap []string, windowSecs float64) *loadgen.Result {
 	spec := a.plan.Spec
 	res := &loadgen.Result{RunID: a.plan.RunID, Counts: f.Counts, ExcludedCounts: f.Excluded,
 		Histograms: loadgen.Histograms{Publish: f.Publish, EndToEnd: f.EndToEnd, ScheduleDelay: f.ScheduleDelay, AckWait: f.AckWait},
@@ -86,8 +107,7 @@ func (a *Assembly) Result(f MergedFinal, bootstrap []string) *loadgen.Result {
 	if a.err != nil {
 		res.Notes = append(res.Notes, a.err.Error())
 	}
-	secs := spec.Duration.Seconds()
-	res.FillRates(spec.Rate, secs, float64(a.measured), a.ackedIn, a.consumedIn, spec.MessageSize)
+	res.FillRates(spec.Rate, windowSecs, float64(a.measured), a.ackedIn, a.consumedIn, spec.MessageSize)
 	res.Client = loadgen.ClientSignals{MaxScheduleDelayMs: float64(f.ScheduleDelay.MaxNs()) / 1e6,
 		BufferFullSeconds: float64(a.bufferFullNs) / 1e9, MaxInFlight: a.maxFlight}
 	if a.measured > 0 {
@@ -97,14 +117,28 @@ func (a *Assembly) Result(f MergedFinal, bootstrap []string) *loadgen.Result {
 }
 
 // Unfinished is the result of a run that ended without every worker's final report (a worker
-// lost, the coordinator interrupted): the timeline, interval log and arrival rates of the
-// seconds added, but no counts, ledgers or window histograms, which only the final reports
-// hold. Its window is the measured seconds merged, not the plan's, and its drain incomplete.
+// lost, the coordinator interrupted), drawn from the measured seconds merged: their counts by
+// arrival (sent, acknowledged, failed, consumed), their histograms and the rates over them,
+// with the timeline and interval log of every second added. Loss, duplicates and the groups'
+// ledgers are in the final reports only: they are not counted, and a note says so. Its window
+// is the measured seconds merged, not the plan's, and its drain incomplete.
 func (a *Assembly) Unfinished(bootstrap []string) *loadgen.Result {
-	empty := MergedFinal{Publish: hdr.New(), EndToEnd: hdr.New(), ScheduleDelay: hdr.New(), AckWait: hdr.New()}
-	res := a.Result(empty, bootstrap)
+	f := MergedFinal{Counts: loadgen.Counts{Sent: a.sentIn, Acked: a.ackedIn, Failed: a.failedIn, Consumed: a.consumedIn},
+		Publish: a.windowHist(0), EndToEnd: a.windowHist(1), ScheduleDelay: a.windowHist(2), AckWait: hdr.New()}
+	res := a.result(f, bootstrap, float64(a.measured))
 	res.Window.MeasuredSeconds, res.Window.DrainComplete = float64(a.measured), false
+	res.Notes = append(res.Notes, fmt.Sprintf("the run ended before every worker's final report: its figures are the %d measured seconds merged, "+
+		"counted by arrival; loss, duplicates and the groups' ledgers are in the final reports only, so they are not counted here", a.measured))
 	return res
+}
+
+// windowHist is the measured seconds' histogram i (publish, end-to-end, schedule delay),
+// empty before any.
+func (a *Assembly) windowHist(i int) *hdr.Hist {
+	if a.windowHists[i] == nil {
+		return hdr.New()
+	}
+	return a.windowHists[i]
 }
 
 // window is the run's phases as the plan set them and the seconds reported them.

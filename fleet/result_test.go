@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,24 +78,31 @@ func TestAssemblyResult(t *testing.T) {
 }
 
 // TestAssemblyUnfinished: a run that ended without the final reports (a worker lost, the
-// coordinator interrupted) keeps the seconds merged: their timeline rows and intervals, and the
-// rates they arrived at; its window is the measured seconds merged, its drain incomplete, and
-// it has no counts or ledgers.
+// coordinator interrupted) keeps the seconds merged: their timeline rows and intervals, and
+// the measured seconds' counts by arrival, histograms and rates; its window is the measured
+// seconds merged, its drain incomplete; it has no ledgers, and a note says loss is not counted.
 func TestAssemblyUnfinished(t *testing.T) {
 	spec := workload.Default()
 	spec.Rate, spec.Producers, spec.MessageSize, spec.Topics, spec.PartitionsPerTopic = 100, 2, 10, 1, 2
 	spec.Warmup, spec.Duration = time.Second, 10*time.Second
 	a := NewAssembly(Plan{RunID: "20261127t050000-cc02", Workers: 2, Spec: spec, Start: time.Unix(1_800_000_000, 0)})
 	for i, ph := range []string{loadgen.PhaseWarmup, loadgen.PhaseMeasure, loadgen.PhaseMeasure} {
-		a.Add(MergedSecond{Index: i + 1, Phase: ph, Workers: 2, Tally: Tally{Sent: 100, Acked: 96, Consumed: 94, Backlog: []int64{}},
-			Publish: histOf(1e6), EndToEnd: histOf(3e6), ScheduleDelay: histOf(1e3)})
+		a.Add(MergedSecond{Index: i + 1, Phase: ph, Workers: 2, Tally: Tally{Sent: 100, Acked: 96, Failed: 1, Consumed: 94, Backlog: []int64{}},
+			Publish: histOf(int64(i+1) * 1e6), EndToEnd: histOf(3e6), ScheduleDelay: histOf(1e3)})
 	}
 	res := a.Unfinished([]string{"b:9092"})
 	rows := slices.Collect(res.Timeline.All())
-	if res.Window.MeasuredSeconds != 2 || res.Window.DrainComplete || res.Counts != (loadgen.Counts{}) || len(res.Groups) != 0 {
-		t.Errorf("window %+v, counts %+v, groups %+v; want 2 s measured, drain incomplete, no counts or groups", res.Window, res.Counts, res.Groups)
+	want := loadgen.Counts{Sent: 200, Acked: 192, Failed: 2, Consumed: 188}
+	if res.Window.MeasuredSeconds != 2 || res.Window.DrainComplete || res.Counts != want || len(res.Groups) != 0 {
+		t.Errorf("window %+v, counts %+v, groups %+v; want 2 s measured, drain incomplete, counts %+v, no groups", res.Window, res.Counts, res.Groups, want)
 	}
-	if len(rows) != 3 || res.Intervals.Len() != 9 || res.Arrived.AckedMsgsPerSec != 96 || res.Arrived.ConsumedMsgsPerSec != 94 {
-		t.Errorf("%d rows, %d intervals, arrived %+v; want 3, 9, 96 and 94 a second", len(rows), res.Intervals.Len(), res.Arrived)
+	if len(rows) != 3 || res.Intervals.Len() != 9 || res.SentMsgsPerSec != 100 || res.ProducedMsgsPerSec != 96 || res.ConsumedMsgsPerSec != 94 {
+		t.Errorf("%d rows, %d intervals, rates %v %v %v; want 3, 9, 100, 96, 94 a second", len(rows), res.Intervals.Len(), res.SentMsgsPerSec, res.ProducedMsgsPerSec, res.ConsumedMsgsPerSec)
+	}
+	if p := res.Histograms.Publish; p.Count() != 2 || p.MaxNs() != 3e6 || res.Histograms.AckWait.Count() != 0 {
+		t.Errorf("publish %+v, ack wait %d; want the 2 measured seconds' (2 and 3 ms), no ack wait", p.Percentiles(), res.Histograms.AckWait.Count())
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "loss, duplicates and the groups' ledgers are in the final reports only") {
+		t.Errorf("notes %q; want one saying loss is not counted", res.Notes)
 	}
 }

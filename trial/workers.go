@@ -150,8 +150,8 @@ func coordinate(ctx context.Context, cfg Config, ws Workers, co *fleet.Coordinat
 
 // collect starts the workers (ws.Opened), waits for their joins and merges their reports. A
 // worker lost (fleet.Lost: silent, or left early) comes back as the error with the result of
-// the seconds merged before it (fleet.Assembly.Unfinished: no final, no counts): the trial is
-// then invalid. When ctx ends while the reports are merged (the coordinator interrupted), the
+// the seconds merged before it (fleet.Assembly.Unfinished: the measured seconds' figures, no
+// final reports, so no ledgers): the trial is then invalid. When ctx ends while the reports are merged (the coordinator interrupted), the
 // result of the seconds merged so far comes back marked interrupted, with an error wrapping
 // loadgen.ErrInterrupted, as loadgen.Run returns an interrupted run's.
 func collect(ctx context.Context, ws Workers, co *fleet.Coordinator, plan fleet.Plan, bootstrap []string) (*loadgen.Result, error) {

@@ -158,8 +158,8 @@ func TestRunWorkers(t *testing.T) {
 }
 
 // TestRunWorkersInterrupted: a coordinator interrupted mid-window (its context cancelled, as
-// SIGINT cancels it) keeps what finished, as Run does: the trial of the seconds merged so far,
-// marked interrupted, its verdict invalid with the interruption its first reason, an error
+// SIGINT cancels it) keeps what finished, as Run does: the trial of the seconds merged so far
+// (their counts, rates and latencies), marked interrupted, its verdict invalid with the interruption its first reason, an error
 // wrapping loadgen.ErrInterrupted; its workers stop and no topic or group is left.
 func TestRunWorkersInterrupted(t *testing.T) {
 	if testing.Short() {
@@ -193,6 +193,9 @@ func TestRunWorkersInterrupted(t *testing.T) {
 	v := tr.Verdict
 	if !tr.Interrupted || tr.Window.MeasuredSeconds < 1 || tr.Window.MeasuredSeconds > 3 || tr.Timeline.Len() < 2 {
 		t.Errorf("interrupted %v, window %+v, %d timeline rows; want marked, 1-3 s measured, the rows merged", tr.Interrupted, tr.Window, tr.Timeline.Len())
+	}
+	if tr.Counts.Sent == 0 || tr.ProducedMsgsPerSec == 0 || tr.Histograms.Publish.Count() == 0 {
+		t.Errorf("counts %+v, produced %v msgs/s, %d publish latencies; want the measured seconds' figures", tr.Counts, tr.ProducedMsgsPerSec, tr.Histograms.Publish.Count())
 	}
 	if v.State != verdict.Invalid || len(v.Reasons) == 0 || v.Reasons[0].Criterion != verdict.CritInterrupted {
 		t.Errorf("verdict %+v; want invalid, interrupted first", v)
