@@ -8,25 +8,12 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/fleet"
+	"github.com/plimsoll/plimsoll/fleet/fleettest"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/target"
 	"github.com/plimsoll/plimsoll/verdict"
-	"github.com/plimsoll/plimsoll/workload"
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
-
-// workersSpec is a small workload 2 workers can share.
-func workersSpec() workload.Spec {
-	s := workload.Default()
-	s.Topics, s.PartitionsPerTopic, s.ReplicationFactor = 1, 2, 1
-	s.Producers, s.Rate, s.MessageSize = 2, 400, 100
-	s.ConsumerGroups, s.ConsumersPerGroup = 1, 2
-	s.Warmup, s.Duration = 400*time.Millisecond, 1200*time.Millisecond
-	s.ConsumerProps.Set("heartbeat.interval.ms", "100")
-	return s
-}
 
 var testLimits = fleet.Limits{Join: 10 * time.Second, Silence: 2 * time.Second, Lag: 4, Find: 5 * time.Second, Poll: 50 * time.Millisecond, Beat: 200 * time.Millisecond}
 
@@ -96,11 +83,7 @@ func TestRunWorkers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs loadgen for several seconds")
 	}
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c := fleettest.Cluster(t)
 	tgt := target.Target{Bootstrap: c.ListenAddrs()}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -110,7 +93,7 @@ func TestRunWorkers(t *testing.T) {
 	}{{"all report", -1}, {"worker 1 silent", 1}} {
 		t.Run(tc.name, func(t *testing.T) {
 			opened, wait := inProcessWorkers(t, ctx, tgt, tc.silent)
-			cfg := Config{Spec: workersSpec(), Target: tgt, NoProbe: true, Criteria: verdict.DefaultCriteria(), KafkaVersion: "test"}
+			cfg := Config{Spec: fleettest.Spec(), Target: tgt, NoProbe: true, Criteria: verdict.DefaultCriteria(), KafkaVersion: "test"}
 			tr, err := RunWorkers(ctx, cfg, Workers{N: 2, Version: "test", Limits: testLimits, Lead: 4 * time.Second, Opened: opened})
 			res := wait()
 			if err != nil {
@@ -132,26 +115,7 @@ func TestRunWorkers(t *testing.T) {
 					t.Errorf("trial counts %+v, verdict %+v; the workers sent %d, acknowledged %d", n, tr.Verdict, sent, acked)
 				}
 			}
-			noneLeft(t, c)
+			fleettest.NoneLeft(t, c)
 		})
-	}
-}
-
-// noneLeft fails when the cluster holds any topic or group.
-func noneLeft(t *testing.T, c *kfake.Cluster) {
-	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.MetadataMinAge(10*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	ts, err := adm.ListTopics(context.Background())
-	if err != nil || len(ts) > 0 {
-		t.Errorf("topics left: %v (%v)", ts.Names(), err)
-	}
-	gs, err := adm.ListGroups(context.Background())
-	if err != nil || len(gs) > 0 {
-		t.Errorf("groups left: %v (%v)", gs.Groups(), err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/arms"
+	"github.com/plimsoll/plimsoll/fleet/fleettest"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/verdict"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -210,7 +211,7 @@ func TestABInterrupted(t *testing.T) {
 	if err != nil || !res.Interrupted {
 		t.Errorf("the interrupted repetition's result: %v (interrupted %v)", err, res != nil && res.Interrupted)
 	}
-	noTopicsLeft(t, c.ListenAddrs())
+	fleettest.NoneLeft(t, c)
 }
 
 // guardSignals keeps a signal the test sends itself from ending the test binary should it
@@ -271,22 +272,7 @@ func TestRunInterruptedFake(t *testing.T) {
 	if !res.Interrupted || res.Verdict.State != verdict.Invalid || res.Window.MeasuredSeconds <= 0 {
 		t.Errorf("interrupted %v, verdict %s, measured %v s", res.Interrupted, res.Verdict.State, res.Window.MeasuredSeconds)
 	}
-	noTopicsLeft(t, c.ListenAddrs())
-}
-
-// noTopicsLeft fails t when the cluster holds a topic or a group (asked by a new client: an
-// older one may answer from its metadata cache).
-func noTopicsLeft(t *testing.T, addrs []string) {
-	t.Helper()
-	adm := freshAdmin(t, addrs)
-	ts, err := adm.ListTopics(context.Background())
-	if err != nil || len(ts) > 0 {
-		t.Errorf("topics left: %v (%v)", ts.Names(), err)
-	}
-	gs, err := adm.ListGroups(context.Background())
-	if err != nil || len(gs) > 0 {
-		t.Errorf("groups left: %v (%v)", gs.Groups(), err)
-	}
+	fleettest.NoneLeft(t, c)
 }
 
 // freshAdmin is an admin client whose metadata is never older than 100 ms (kadm answers
