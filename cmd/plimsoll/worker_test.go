@@ -18,11 +18,8 @@ import (
 	"github.com/plimsoll/plimsoll/fleet/launch"
 	goldenfile "github.com/plimsoll/plimsoll/internal/golden"
 	"github.com/plimsoll/plimsoll/loadgen"
-	"github.com/plimsoll/plimsoll/loadgen/topics"
 	"github.com/plimsoll/plimsoll/target"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // The golden files are rewritten with `go test ./cmd/plimsoll -run TestWorkerManifestGolden -update`.
@@ -197,22 +194,8 @@ func TestWorkerManifestBadInput(t *testing.T) {
 // and results topics, the workload's topics.
 func openTestRun(t *testing.T, ctx context.Context, c *kfake.Cluster, runID string, n int) (*fleet.Coordinator, fleet.Plan) {
 	t.Helper()
-	base := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
 	p := fleet.Plan{RunID: runID, Version: plimsollVersion(), Workers: n, Spec: fleettest.Spec(), Start: time.Now().Add(4 * time.Second)}
-	co, err := fleet.Open(ctx, base, p, fleet.WallClock, workerLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl, err := kgo.NewClient(base...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	names := topics.TopicNames(fleet.Prefix(runID), p.Spec.Topics)
-	if err := topics.Create(ctx, kadm.NewClient(cl), names, int32(p.Spec.PartitionsPerTopic), 1, nil); err != nil {
-		t.Fatal(err)
-	}
-	return co, p
+	return fleettest.Open(t, ctx, c, p, workerLimits), p
 }
 
 // workerOut is what one in-process `plimsoll worker` printed and returned.
