@@ -1,9 +1,9 @@
 package trial
 
 import (
+	"cmp"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,44 +12,55 @@ import (
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/target"
 	"github.com/plimsoll/plimsoll/verdict"
-	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 var testLimits = fleet.Limits{Join: 10 * time.Second, Silence: 2 * time.Second, Lag: 4, Find: 5 * time.Second, Poll: 50 * time.Millisecond, Beat: 200 * time.Millisecond}
 
-// inProcessWorkers starts plan's workers as goroutines; silent names a worker whose reports stop
-// a second and a half into its run (as if killed). wait returns each worker's result.
-func inProcessWorkers(t *testing.T, ctx context.Context, tgt target.Target, silent int) (func(fleet.Plan) error, func() []*loadgen.Result) {
-	var wg sync.WaitGroup
-	var results []*loadgen.Result
-	opened := func(p fleet.Plan) error {
-		results = make([]*loadgen.Result, p.Workers)
-		for i := range p.Workers {
-			wg.Go(func() {
-				w, err := fleet.Join(ctx, []kgo.Opt{kgo.SeedBrokers(tgt.Bootstrap...)}, fleet.Joining{RunID: p.RunID, Index: i, Version: "test", Host: "test"}, fleet.WallClock, testLimits)
-				if err != nil {
-					t.Errorf("worker %d: %v", i, err)
-					return
-				}
-				defer w.Close()
-				opts := w.RunOptions()
-				opts.DrainTimeout = 10 * time.Second
-				rctx, stop := untilGone(ctx, w)
-				defer stop()
-				if i == silent { // a second and a half into its run, nothing more of it is heard, as if killed
-					opts.Feed = silencedAt(opts.Feed, p.Start.Add(1500*time.Millisecond))
-				}
-				res, err := loadgen.Run(rctx, w.Plan.Spec, tgt, opts)
-				if err != nil && silent < 0 {
-					t.Errorf("worker %d: %v", i, err)
-				}
-				results[i] = res
-				_ = w.Flush(ctx)
-			})
-		}
+// inProcessWorkers starts plan's workers as goroutines against c (fleettest.StartWorkers), each
+// stopping its run once its coordinator is gone; silent names a worker whose reports stop a
+// second and a half into its run (as if killed). wait returns each worker's outcome.
+func inProcessWorkers(ctx context.Context, c *kfake.Cluster, silent int) (opened func(fleet.Plan) error, wait func() []fleettest.Outcome) {
+	var started func() []fleettest.Outcome
+	opened = func(p fleet.Plan) error {
+		started = fleettest.StartWorkers(ctx, c, p, testLimits, shareRun(c, silent, p.Start.Add(1500*time.Millisecond)))
 		return nil
 	}
-	return opened, func() []*loadgen.Result { wg.Wait(); return results }
+	wait = func() []fleettest.Outcome {
+		if started == nil {
+			return nil
+		}
+		return started()
+	}
+	return opened, wait
+}
+
+// shareRun runs a worker's share until its coordinator is gone, as `plimsoll worker` does; of
+// worker silent, no report is heard from at on, as if it were killed.
+func shareRun(c *kfake.Cluster, silent int, at time.Time) fleettest.RunFunc {
+	tgt := target.Target{Bootstrap: c.ListenAddrs()}
+	return func(ctx context.Context, i int, w *fleet.Worker, opts loadgen.Options) (*loadgen.Result, error) {
+		rctx, stop := untilGone(ctx, w)
+		defer stop()
+		if i == silent {
+			opts.Feed = silencedAt(opts.Feed, at)
+		}
+		return loadgen.Run(rctx, w.Plan.Spec, tgt, opts)
+	}
+}
+
+// workerResults fails t for a worker that did not join, or whose run failed when none was made
+// silent, and returns the workers' results.
+func workerResults(t *testing.T, outs []fleettest.Outcome, silent int) []*loadgen.Result {
+	t.Helper()
+	res := make([]*loadgen.Result, len(outs))
+	for i, o := range outs {
+		if o.Join != nil || (o.Run != nil && silent < 0) {
+			t.Errorf("worker %d: %v", i, cmp.Or(o.Join, o.Run))
+		}
+		res[i] = o.Result
+	}
+	return res
 }
 
 // silencedAt passes f's reports on until the given time, then none.
@@ -92,10 +103,10 @@ func TestRunWorkers(t *testing.T) {
 		silent int
 	}{{"all report", -1}, {"worker 1 silent", 1}} {
 		t.Run(tc.name, func(t *testing.T) {
-			opened, wait := inProcessWorkers(t, ctx, tgt, tc.silent)
+			opened, wait := inProcessWorkers(ctx, c, tc.silent)
 			cfg := Config{Spec: fleettest.Spec(), Target: tgt, NoProbe: true, Criteria: verdict.DefaultCriteria(), KafkaVersion: "test"}
 			tr, err := RunWorkers(ctx, cfg, Workers{N: 2, Version: "test", Limits: testLimits, Lead: 4 * time.Second, Opened: opened})
-			res := wait()
+			res := workerResults(t, wait(), tc.silent)
 			if err != nil {
 				t.Fatal(err)
 			}
