@@ -88,8 +88,10 @@ func untilGone(ctx context.Context, w *fleet.Worker) (context.Context, context.C
 }
 
 // TestRunWorkers: a trial whose load two workers generate on kfake has the workers' summed
-// counts, none lost or duplicated, and an ok verdict; one whose worker 1 dies mid-run
-// is invalid with a worker-lost reason naming it. Neither leaves a topic or group.
+// counts, none lost or duplicated, and an ok verdict, also when its partitions are left to the
+// cluster's size (0: the run's default, which the plan's check once met before sizing and
+// refused); one whose worker 1 dies mid-run is invalid with a worker-lost reason naming it.
+// None leaves a topic or group.
 func TestRunWorkers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs loadgen for several seconds")
@@ -99,12 +101,15 @@ func TestRunWorkers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	for _, tc := range []struct {
-		name   string
-		silent int
-	}{{"all report", -1}, {"worker 1 silent", 1}} {
+		name       string
+		silent     int
+		partitions int
+	}{{"all report", -1, 2}, {"partitions left to the cluster", -1, 0}, {"worker 1 silent", 1, 2}} {
 		t.Run(tc.name, func(t *testing.T) {
 			opened, wait := inProcessWorkers(ctx, c, tc.silent)
-			cfg := Config{Spec: fleettest.Spec(), Target: tgt, NoProbe: true, Criteria: verdict.DefaultCriteria(), KafkaVersion: "test"}
+			spec := fleettest.Spec()
+			spec.PartitionsPerTopic = tc.partitions
+			cfg := Config{Spec: spec, Target: tgt, NoProbe: true, Criteria: verdict.DefaultCriteria(), KafkaVersion: "test"}
 			tr, err := RunWorkers(ctx, cfg, Workers{N: 2, Version: "test", Limits: testLimits, Lead: 4 * time.Second, Opened: opened})
 			res := workerResults(t, wait(), tc.silent)
 			if err != nil {
