@@ -2,6 +2,8 @@ package fleet_test
 
 import (
 	"context"
+	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -45,7 +47,9 @@ func TestWorkersRunShares(t *testing.T) {
 	if mergedSent != sent {
 		t.Errorf("the merged seconds sent %d, the workers %d", mergedSent, sent)
 	}
-	checkAssembled(t, asm.Result(merged, c.ListenAddrs()), merged, sum, sent)
+	res := asm.Result(merged, c.ListenAddrs())
+	checkAssembled(t, res, merged, sum, sent)
+	checkWorkerProcesses(t, res.Workers, p.Workers)
 	for _, g := range merged.Groups {
 		if g.Producers != (fleet.Range{0, 3}) || g.Measured.Consumed != sum.Acked || !g.CaughtUp || g.Foreign != 0 {
 			t.Errorf("merged group %+v", g)
@@ -80,5 +84,23 @@ func checkAssembled(t *testing.T, res *loadgen.Result, merged fleet.MergedFinal,
 	}
 	if res.Counts != sum || int64(rowsSent) != sent || res.Latency.Publish != merged.Publish.Percentiles() || len(res.Groups) != len(merged.Groups) {
 		t.Errorf("assembled result: counts %+v (want %+v), timeline sent %v (want %d), latency %+v", res.Counts, sum, rowsSent, sent, res.Latency.Publish)
+	}
+}
+
+// checkWorkerProcesses: a Result assembled from n workers' reports records each worker's
+// process with this process's cores and, where /proc can be read, its CPU over the window.
+func checkWorkerProcesses(t *testing.T, ws []loadgen.WorkerProcess, n int) {
+	t.Helper()
+	if len(ws) != n {
+		t.Fatalf("the result records %d workers' processes, want %d", len(ws), n)
+	}
+	_, err := os.Stat("/proc/self/stat")
+	for i, w := range ws {
+		if w.Worker != i || w.GOMAXPROCS != runtime.GOMAXPROCS(0) || w.NumCPU != runtime.NumCPU() {
+			t.Errorf("worker %d's process %+v, want its index and this process's cores", i, w)
+		}
+		if err == nil && (w.CPU == nil || *w.CPU <= 0) {
+			t.Errorf("worker %d's process: CPU %v over the window, want a measured figure", i, w.CPU)
+		}
 	}
 }

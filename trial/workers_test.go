@@ -130,6 +130,9 @@ func TestRunWorkers(t *testing.T) {
 				if n.Sent != sent || n.Acked != acked || n.Consumed != acked || n.Lost != 0 || n.Duplicated != 0 || tr.Verdict.State == verdict.Invalid {
 					t.Errorf("trial counts %+v, verdict %+v; the workers sent %d, acknowledged %d", n, tr.Verdict, sent, acked)
 				}
+				if len(tr.Workers) != 2 || tr.Workers[0].Worker != 0 || tr.Workers[1].GOMAXPROCS == 0 {
+					t.Errorf("the trial records the workers' processes %+v, want both workers'", tr.Workers)
+				}
 			}
 			fleettest.NoneLeft(t, c)
 		})
