@@ -254,7 +254,7 @@ func (w *Worker) read() probe.ProcessUse {
 // process is the worker process's use of its host since the previous reading and the cores it
 // may use, for a second's report. Without a baseline the figures are missing; seconds fed
 // together (loadgen's catching up after a stall) give the first the whole interval's rates and
-// the others, read at the same instant, missing ones.
+// the others, read too soon after it (probe.ProcessMeter.Read), missing ones.
 func (w *Worker) process() *Process {
 	p := &Process{CPU: probe.Missing, RunQueueWait: probe.Missing, GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU()}
 	if w.meter != nil {

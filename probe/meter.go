@@ -43,9 +43,21 @@ func NewProcessMeter(procRoot string, pid int) (*ProcessMeter, error) {
 	return &ProcessMeter{fs: fs, root: procRoot, pid: pid}, nil
 }
 
+// minMeterInterval is the shortest interval ProcessMeter measures: the kernel counts CPU time in
+// clock ticks (10 ms), so over less than half a second one tick more or less would be over 2% of
+// a core, and over a few microseconds (seconds a run feeds together after a stall) any tick
+// would read as many cores.
+const minMeterInterval = 500 * time.Millisecond
+
 // Read reads the process's counters at time at and returns its use since the previous Read;
-// the first Read only takes the baseline, its use Missing.
+// the first Read only takes the baseline, its use Missing. A Read less than minMeterInterval
+// after the baseline measures nothing (Missing) and keeps the baseline, so that the next covers
+// the whole interval.
 func (m *ProcessMeter) Read(at time.Time) ProcessUse {
+	none := ProcessUse{CPU: Missing, RunQueueWait: Missing}
+	if m.prev != nil && at.Sub(m.prev.at) < minMeterInterval {
+		return none
+	}
 	cur := &meterReading{at: at, wait: taskWaits(m.fs, m.pid)}
 	if st, err := readPIDStat(m.fs, m.root, m.pid); err == nil {
 		cur.stat = &st
@@ -53,7 +65,7 @@ func (m *ProcessMeter) Read(at time.Time) ProcessUse {
 	prev := m.prev
 	m.prev = cur
 	if prev == nil {
-		return ProcessUse{CPU: Missing, RunQueueWait: Missing}
+		return none
 	}
 	dt := cur.at.Sub(prev.at).Seconds()
 	use := ProcessUse{CPU: procSample(prev.stat, cur.stat, "", dt).CPU, RunQueueWait: waitRate(prev.wait, cur.wait, dt)}

@@ -11,18 +11,21 @@ import (
 // loop, a second apart): the same CPU and run-queue wait as the probe's sample of it.
 func TestProcessMeter(t *testing.T) {
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	wait := (185070057 - 135627222) / 1e9
 	tests := []struct {
 		name     string
 		pid      int
-		second   string // the proc tree of the second reading
+		early    time.Duration // when > 0, a Read this long after the baseline, before the second
 		dt       time.Duration
 		cpu      float64 // NaN: missing
 		runqWait float64
 	}{
-		{"busy loop", 4242, "testdata/proc-b", time.Second, 1.0, (185070057 - 135627222) / 1e9},
-		{"two seconds", 4242, "testdata/proc-b", 2 * time.Second, 0.5, (185070057 - 135627222) / 2e9},
-		{"no time between", 4242, "testdata/proc-b", 0, math.NaN(), math.NaN()},
-		{"no such process", 999999, "testdata/proc-b", time.Second, math.NaN(), math.NaN()},
+		{"busy loop", 4242, 0, time.Second, 1.0, wait},
+		{"two seconds", 4242, 0, 2 * time.Second, 0.5, wait / 2},
+		{"no time between", 4242, 0, 0, math.NaN(), math.NaN()},
+		{"a tenth of a second", 4242, 0, 100 * time.Millisecond, math.NaN(), math.NaN()},
+		{"the baseline kept over a short Read", 4242, 10 * time.Microsecond, time.Second, 1.0, wait},
+		{"no such process", 999999, 0, time.Second, math.NaN(), math.NaN()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -33,11 +36,16 @@ func TestProcessMeter(t *testing.T) {
 			if u := m.Read(t0); u.CPU.OK() || u.RunQueueWait.OK() {
 				t.Fatalf("first Read = %+v, want missing figures (a baseline only)", u)
 			}
-			b, err := NewProcessMeter(tt.second, tt.pid)
+			b, err := NewProcessMeter("testdata/proc-b", tt.pid)
 			if err != nil {
 				t.Fatal(err)
 			}
 			m.fs, m.root = b.fs, b.root
+			if tt.early > 0 {
+				if u := m.Read(t0.Add(tt.early)); u.CPU.OK() || u.RunQueueWait.OK() {
+					t.Fatalf("a Read %s after the baseline = %+v, want missing figures", tt.early, u)
+				}
+			}
 			u := m.Read(t0.Add(tt.dt))
 			nearOrMissing(t, "CPU", u.CPU, tt.cpu)
 			nearOrMissing(t, "run-queue wait", u.RunQueueWait, tt.runqWait)
@@ -57,7 +65,7 @@ func TestProcessMeterSelf(t *testing.T) {
 	}
 	t0 := time.Now()
 	m.Read(t0)
-	for x := 0; time.Since(t0) < 50*time.Millisecond; x++ {
+	for x := 0; time.Since(t0) < minMeterInterval+50*time.Millisecond; x++ {
 		_ = x * x
 	}
 	u := m.Read(time.Now())
