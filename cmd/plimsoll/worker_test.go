@@ -171,6 +171,8 @@ func TestWorkerManifestBadInput(t *testing.T) {
 		{"sasl without secret", map[string]string{"--sasl-mechanism": "plain", "--sasl-user": "u"}, "no secret is named"},
 		{"bad cpu", map[string]string{"--cpu-limit": "lots"}, "lots"},
 		{"bad format", map[string]string{"--format": "json"}, "--format \"json\": give one of yaml, shell"},
+		{"run id and search", map[string]string{"--search": "l1a2b3c-081500"}, "--run-id and --search together"},
+		{"bad search id", map[string]string{"--run-id": "", "--search": "bad id!"}, "bad id!"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := []string{"worker", "manifest"}
