@@ -146,6 +146,7 @@ func (col *collector) flush(onSecond func(MergedSecond)) error {
 		if err != nil {
 			return err
 		}
+		merged.Processes = processesOf(got)
 		delete(col.pending, col.next)
 		col.next++
 		if onSecond != nil {

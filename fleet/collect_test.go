@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/loadgen/hdr"
+	"github.com/plimsoll/plimsoll/probe"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -140,5 +141,36 @@ func TestJoinLeave(t *testing.T) {
 	err = c.join(&kgo.Record{Value: b})
 	if err == nil || err.Error() != "worker 1 left run 20261127t050000-cc03 before every worker joined: interrupted by SIGTERM" {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestCollectKeepsProcesses: each merged second keeps the reporting workers' Process figures by
+// worker index, never summed; a worker whose report carried none, or that had ended, is absent.
+func TestCollectKeepsProcesses(t *testing.T) {
+	e, err := hdr.New().Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := func(w, i int, p *Process) Message {
+		return Message{Worker: w, Kind: KindSecond, Second: &Second{Index: i, Phase: "measured", Tally: Tally{Backlog: []int64{}}, Publish: e, EndToEnd: e, ScheduleDelay: e, Process: p}}
+	}
+	busy := &Process{CPU: 3.5, RunQueueWait: 0.2, GOMAXPROCS: 4, NumCPU: 4}
+	idle := &Process{CPU: 0.5, RunQueueWait: probe.Missing, GOMAXPROCS: 8, NumCPU: 8}
+	msgs := []Message{sec(0, 1, busy), sec(1, 1, idle), sec(0, 2, nil), sec(1, 2, idle), {Worker: 1, Kind: KindFinal, Final: &Final{}}, sec(0, 3, busy)}
+	col := &collector{n: 2, next: 1, pending: map[int]map[int]Second{}, last: map[int]int{}, heard: map[int]time.Time{}, finals: map[int]Final{}}
+	var got []map[int]Process
+	for _, m := range msgs {
+		if err := col.add(m, time.Time{}, func(s MergedSecond) { got = append(got, s.Processes) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []map[int]Process{{0: *busy, 1: *idle}, {1: *idle}, {0: *busy}}
+	if len(got) != len(want) {
+		t.Fatalf("%d seconds handed on, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if fmt.Sprint(got[i]) != fmt.Sprint(want[i]) {
+			t.Errorf("second %d: processes %v, want %v", i+1, got[i], want[i])
+		}
 	}
 }

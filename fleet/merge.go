@@ -22,6 +22,10 @@ type MergedSecond struct {
 	Publish        *hdr.Hist
 	EndToEnd       *hdr.Hist
 	ScheduleDelay  *hdr.Hist
+	// Processes are the reporting workers' own process figures (Second.Process), by worker
+	// index; kept apart, never summed: the verdict judges the busiest worker. A worker whose
+	// report carried none is absent.
+	Processes map[int]Process
 }
 
 // MergeSeconds merges the workers' reports of one second: counters summed (each group's
@@ -45,6 +49,21 @@ func MergeSeconds(ss []Second) (MergedSecond, error) {
 		}
 	}
 	return m, nil
+}
+
+// processesOf are the Process figures of one second's reports, by worker index; nil without any.
+func processesOf(byWorker map[int]Second) map[int]Process {
+	var out map[int]Process
+	for w, s := range byWorker {
+		if s.Process == nil {
+			continue
+		}
+		if out == nil {
+			out = map[int]Process{}
+		}
+		out[w] = *s.Process
+	}
+	return out
 }
 
 // add sums o into t.

@@ -7,6 +7,7 @@ import (
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/loadgen/hdr"
 	"github.com/plimsoll/plimsoll/loadgen/ledger"
+	"github.com/plimsoll/plimsoll/probe"
 )
 
 // ReportFormat names the encoding of what workers publish; the coordinator refuses any other.
@@ -48,6 +49,32 @@ type Second struct {
 	Publish       hdr.Encoded `json:"publish"`
 	EndToEnd      hdr.Encoded `json:"end_to_end"`
 	ScheduleDelay hdr.Encoded `json:"schedule_delay"`
+	// Process is the worker process's own use of its host over the second, for the verdict's
+	// client-bound criteria: the coordinator's probe sees only the coordinator. Nil (a report
+	// of a plimsoll that did not measure it) is unknown, not idle.
+	Process *Process `json:"process,omitempty"`
+}
+
+// Process is one second of a worker process's use of its host (probe.ProcessMeter): CPU
+// seconds per second (user + system), its threads' run-queue wait in thread-seconds per
+// second, and the cores it may use. A figure the worker could not measure is null (missing).
+type Process struct {
+	CPU          probe.Num `json:"cpu_cores"`
+	RunQueueWait probe.Num `json:"runq_wait"`
+	GOMAXPROCS   int       `json:"gomaxprocs"`
+	NumCPU       int       `json:"num_cpu"`
+}
+
+// UnmarshalJSON reads a Process strictly, as DecodeMessage reads the rest of a report; a
+// figure left out is missing, as null is, never 0.
+func (p *Process) UnmarshalJSON(b []byte) error {
+	type plain Process
+	v := plain{CPU: probe.Missing, RunQueueWait: probe.Missing}
+	if err := strictJSON(b, &v); err != nil {
+		return err
+	}
+	*p = Process(v)
+	return nil
 }
 
 // Tally are one second's counters, by arrival within the second; merged by summing.

@@ -2,10 +2,12 @@ package fleet
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/plimsoll/plimsoll/loadgen/hdr"
+	"github.com/plimsoll/plimsoll/probe"
 )
 
 func TestMessageRoundTrip(t *testing.T) {
@@ -69,6 +71,8 @@ func FuzzDecodeMessage(f *testing.F) {
 	for _, m := range []Message{
 		{RunID: "r", Worker: 2, Kind: KindJoin, Version: "v1"},
 		{RunID: "r", Kind: KindSecond, Second: &Second{Index: 3, Publish: e, EndToEnd: e, ScheduleDelay: e}},
+		{RunID: "r", Kind: KindSecond, Second: &Second{Index: 3, Publish: e, EndToEnd: e, ScheduleDelay: e,
+			Process: &Process{CPU: 1.5, RunQueueWait: probe.Missing, GOMAXPROCS: 2, NumCPU: 4}}},
 	} {
 		b, err := EncodeMessage(m)
 		if err != nil {
@@ -92,4 +96,65 @@ func FuzzDecodeMessage(f *testing.F) {
 			t.Fatalf("a re-encoded record does not decode: %v\n%s", err, e)
 		}
 	})
+}
+
+// TestSecondProcess: a second's Process figures survive the wire, a missing one as null; a
+// report without them (an older worker's) decodes with none, and a Process without a figure
+// has it missing, never 0.
+func TestSecondProcess(t *testing.T) {
+	e := encode(t, hdr.New())
+	b, err := EncodeMessage(Message{RunID: "r", Worker: 1, Kind: KindSecond, Second: &Second{Index: 1, Phase: "measured", Publish: e, EndToEnd: e, ScheduleDelay: e}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.TrimSuffix(string(b), "}}") // the second, open for one more field
+	for _, tc := range []struct {
+		name      string
+		in        string
+		none      bool
+		cpu, wait float64 // NaN: missing
+		procs     int
+		err       string
+	}{
+		{"an older worker's", head + `}}`, true, 0, 0, 0, ""},
+		{"every figure", head + `,"process":{"cpu_cores":1.5,"runq_wait":0.25,"gomaxprocs":4,"num_cpu":8}}}`, false, 1.5, 0.25, 4, ""},
+		{"null figures", head + `,"process":{"cpu_cores":null,"runq_wait":null,"gomaxprocs":4,"num_cpu":8}}}`, false, math.NaN(), math.NaN(), 4, ""},
+		{"figures left out", head + `,"process":{"gomaxprocs":2,"num_cpu":2}}}`, false, math.NaN(), math.NaN(), 2, ""},
+		{"an unknown figure", head + `,"process":{"cpu_cores":1,"steal":0.5}}}`, false, 0, 0, 0, `unknown field "steal"`},
+	} {
+		m, err := DecodeMessage([]byte(tc.in))
+		if tc.err != "" {
+			if !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: err = %v, want ErrPlan saying %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		p := m.Second.Process
+		if tc.none {
+			if p != nil {
+				t.Errorf("%s: process %+v, want none", tc.name, *p)
+			}
+			continue
+		}
+		if p == nil || !sameNum(p.CPU, tc.cpu) || !sameNum(p.RunQueueWait, tc.wait) || p.GOMAXPROCS != tc.procs {
+			t.Errorf("%s: process %+v, want cpu %v, wait %v, GOMAXPROCS %d", tc.name, p, tc.cpu, tc.wait, tc.procs)
+		}
+		if back := wire(t, m); back.Second.Process == nil || !sameNum(back.Second.Process.CPU, tc.cpu) || !sameNum(back.Second.Process.RunQueueWait, tc.wait) {
+			t.Errorf("%s: re-encoded as %+v", tc.name, back.Second.Process)
+		}
+	}
+}
+
+// nan stands for a missing figure in the tables.
+var nan = math.NaN()
+
+// sameNum says whether n is want, NaN meaning missing.
+func sameNum(n probe.Num, want float64) bool {
+	if math.IsNaN(want) {
+		return !n.OK()
+	}
+	return n.OK() && float64(n) == want
 }

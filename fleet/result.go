@@ -25,7 +25,44 @@ type Assembly struct {
 	ackedIn, consumedIn     int64
 	bufferFullNs, maxFlight int64
 	sentIn, failedIn        int64
-	windowHists             [3]*hdr.Hist // the measured seconds' publish, end-to-end and schedule delay
+	windowHists             [3]*hdr.Hist        // the measured seconds' publish, end-to-end and schedule delay
+	procs                   map[int]*procWindow // by worker: its process over the measured seconds
+}
+
+// procWindow sums one worker's process figures over the measured seconds that measured them,
+// and keeps the cores it last said it may use.
+type procWindow struct {
+	cpu, wait          float64
+	nCPU, nWait        int
+	gomaxprocs, numCPU int
+}
+
+// add takes one second's figures of the worker; measured says whether the second is in the
+// window (only those count in the means).
+func (w *procWindow) add(p Process, measured bool) {
+	w.gomaxprocs, w.numCPU = p.GOMAXPROCS, p.NumCPU
+	if !measured {
+		return
+	}
+	if p.CPU.OK() {
+		w.cpu, w.nCPU = w.cpu+float64(p.CPU), w.nCPU+1
+	}
+	if p.RunQueueWait.OK() {
+		w.wait, w.nWait = w.wait+float64(p.RunQueueWait), w.nWait+1
+	}
+}
+
+// result is the worker's window as the Result records it.
+func (w *procWindow) result(worker int) loadgen.WorkerProcess {
+	mean := func(sum float64, n int) *float64 {
+		if n == 0 {
+			return nil
+		}
+		m := sum / float64(n)
+		return &m
+	}
+	return loadgen.WorkerProcess{Worker: worker, CPU: mean(w.cpu, w.nCPU), RunQueueWait: mean(w.wait, w.nWait),
+		GOMAXPROCS: w.gomaxprocs, NumCPU: w.numCPU}
 }
 
 // NewAssembly starts the assembly of plan p's result.
@@ -50,6 +87,7 @@ func (a *Assembly) Add(m MergedSecond) {
 		}
 	}
 	a.maxFlight = max(a.maxFlight, t.InFlight)
+	a.addProcesses(m)
 	switch m.Phase {
 	case loadgen.PhaseMeasure:
 		a.addMeasured(m)
@@ -71,6 +109,28 @@ func (a *Assembly) addMeasured(m MergedSecond) {
 		}
 		a.windowHists[i].Merge(h)
 	}
+}
+
+// addProcesses takes the workers' process figures of merged second m.
+func (a *Assembly) addProcesses(m MergedSecond) {
+	for w, p := range m.Processes {
+		if a.procs == nil {
+			a.procs = map[int]*procWindow{}
+		}
+		if a.procs[w] == nil {
+			a.procs[w] = &procWindow{}
+		}
+		a.procs[w].add(p, m.Phase == loadgen.PhaseMeasure)
+	}
+}
+
+// workers are the workers' process windows in index order; nil when none reported one.
+func (a *Assembly) workers() []loadgen.WorkerProcess {
+	var out []loadgen.WorkerProcess
+	for _, w := range sortedKeys(a.procs) {
+		out = append(out, a.procs[w].result(w))
+	}
+	return out
 }
 
 // intervalTags are the HDR interval log's tags of a second's histograms, as loadgen writes them.
@@ -99,7 +159,8 @@ func (a *Assembly) result(f MergedFinal, bootstrap []string, windowSecs float64)
 		Latency: loadgen.Latency{Publish: f.Publish.Percentiles(), EndToEnd: f.EndToEnd.Percentiles(),
 			ScheduleDelay: f.ScheduleDelay.Percentiles(), AckWait: f.AckWait.Percentiles()},
 		Timeline: loadgen.TimelineOf(a.rows...), Intervals: a.log, Window: a.window(f), Config: a.config(f, bootstrap),
-		Notes: []string{fmt.Sprintf("merged from the reports of %d workers (docs/workers.md): end-to-end latency is measured within each worker; the timeline's CPU and produce-window figures are the workers' own, not merged", a.plan.Workers)},
+		Notes:   []string{fmt.Sprintf("merged from the reports of %d workers (docs/workers.md): end-to-end latency is measured within each worker; the timeline's CPU and produce-window figures are the workers' own, not merged (each worker's CPU and run-queue wait over the window are under workers)", a.plan.Workers)},
+		Workers: a.workers(),
 	}
 	for _, g := range f.Groups {
 		res.Groups = append(res.Groups, groupResult(g))

@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/loadgen/hdr"
+	"github.com/plimsoll/plimsoll/probe"
 	"github.com/plimsoll/plimsoll/workload"
 )
 
@@ -104,5 +106,58 @@ func TestAssemblyUnfinished(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(res.Notes, "\n"), "loss, duplicates and the groups' ledgers are in the final reports only") {
 		t.Errorf("notes %q; want one saying loss is not counted", res.Notes)
+	}
+}
+
+// TestAssemblyWorkers: the Result records each worker's process over the measured seconds only
+// (means of the seconds that measured each figure, nil when none did) with the cores it last
+// said it may use; a run whose workers reported no Process records none.
+func TestAssemblyWorkers(t *testing.T) {
+	spec := workload.Default()
+	spec.Rate, spec.Producers, spec.Topics, spec.PartitionsPerTopic = 100, 2, 1, 2
+	p := Plan{RunID: "20261127t050000-cc02", Workers: 2, Spec: spec, Start: time.Unix(1_800_000_000, 0)}
+	proc := func(cpu, wait probe.Num, procs int) Process {
+		return Process{CPU: cpu, RunQueueWait: wait, GOMAXPROCS: procs, NumCPU: 8}
+	}
+	miss := probe.Missing
+	f := MergedFinal{Publish: hdr.New(), EndToEnd: hdr.New(), ScheduleDelay: hdr.New(), AckWait: hdr.New()}
+	fp := func(v float64) string { return fmt.Sprintf("%.3g", v) }
+	for _, tc := range []struct {
+		name    string
+		seconds []MergedSecond
+		want    string
+	}{
+		{"none reported", []MergedSecond{{Phase: loadgen.PhaseMeasure}}, "[]"},
+		{"measured seconds only", []MergedSecond{
+			{Phase: loadgen.PhaseWarmup, Processes: map[int]Process{0: proc(7, 7, 4), 1: proc(7, 7, 4)}},
+			{Phase: loadgen.PhaseMeasure, Processes: map[int]Process{0: proc(1, 0.1, 4), 1: proc(2, miss, 4)}},
+			{Phase: loadgen.PhaseMeasure, Processes: map[int]Process{0: proc(3, 0.3, 4), 1: proc(miss, miss, 4)}},
+			{Phase: loadgen.PhaseDrain, Processes: map[int]Process{0: proc(7, 7, 2)}},
+		}, "[0 cpu 2 wait 0.2 of 2/8 1 cpu 2 wait nil of 4/8]"},
+		{"nothing in the window", []MergedSecond{
+			{Phase: loadgen.PhaseWarmup, Processes: map[int]Process{1: proc(1, 1, 4)}},
+			{Phase: loadgen.PhaseMeasure, Processes: map[int]Process{1: proc(miss, miss, 4)}},
+		}, "[1 cpu nil wait nil of 4/8]"},
+	} {
+		a := NewAssembly(p)
+		for i, m := range tc.seconds {
+			m.Index, m.Workers, m.Tally.Backlog = i+1, 2, []int64{0}
+			m.Publish, m.EndToEnd, m.ScheduleDelay = hdr.New(), hdr.New(), hdr.New()
+			a.Add(m)
+		}
+		var got []string
+		for _, w := range a.Result(f, nil).Workers {
+			cpu, wait := "nil", "nil"
+			if w.CPU != nil {
+				cpu = fp(*w.CPU)
+			}
+			if w.RunQueueWait != nil {
+				wait = fp(*w.RunQueueWait)
+			}
+			got = append(got, fmt.Sprintf("%d cpu %s wait %s of %d/%d", w.Worker, cpu, wait, w.GOMAXPROCS, w.NumCPU))
+		}
+		if s := "[" + strings.Join(got, " ") + "]"; s != tc.want {
+			t.Errorf("%s: workers %s, want %s", tc.name, s, tc.want)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/plimsoll/plimsoll/loadgen"
+	"github.com/plimsoll/plimsoll/probe"
 )
 
 // Worker is the working side of a run: it read the plan, joined, and publishes its reports,
@@ -24,6 +27,11 @@ type Worker struct {
 	clock  Clock
 	limits Limits
 	index  int
+	// meter measures the worker's process for each second's report (Process); nil where /proc
+	// cannot be read, the figures then missing. meterMu serialises its readings: the baseline
+	// at the plan's start is taken on a timer's goroutine.
+	meterMu sync.Mutex
+	meter   processMeter
 
 	mu      sync.Mutex
 	heard   time.Time // the coordinator's last record read
@@ -57,7 +65,7 @@ func Join(ctx context.Context, base []kgo.Opt, j Joining, clock Clock, limits Li
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cl: cl, clock: clock, limits: limits, index: j.Index}
+	w := &Worker{cl: cl, clock: clock, limits: limits, index: j.Index, meter: selfMeter()}
 	if err := w.join(ctx, j); err != nil {
 		cl.Close()
 		return nil, err
@@ -206,9 +214,11 @@ func (w *Worker) RunOptions() loadgen.Options {
 // asynchronously on the worker's client (one partition, so they stay in order), and the first
 // that fails is kept for Flush.
 func (w *Worker) Feed() loadgen.Feed {
+	w.startMeter()
 	return loadgen.Feed{
 		Second: func(s loadgen.FeedSecond) {
 			sec := SecondOf(s)
+			sec.Process = w.process()
 			w.send(Message{RunID: w.Plan.RunID, Worker: w.index, Kind: KindSecond, Second: &sec})
 		},
 		Final: func(f loadgen.FeedFinal) {
@@ -216,6 +226,51 @@ func (w *Worker) Feed() loadgen.Feed {
 			w.send(Message{RunID: w.Plan.RunID, Worker: w.index, Kind: KindFinal, Final: &fin})
 		},
 	}
+}
+
+// processMeter measures a process interval by interval (probe.ProcessMeter).
+type processMeter interface {
+	Read(at time.Time) probe.ProcessUse
+}
+
+// selfMeter meters this process through /proc; nil when it cannot be opened.
+func selfMeter() processMeter {
+	m, err := probe.NewProcessMeter("/proc", os.Getpid())
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// startMeter takes the meter's baseline at the plan's start, when the share's load begins (at
+// once if that has passed), so that the first second's report has figures of its own, not
+// missing ones, and none of the idle wait before the start.
+func (w *Worker) startMeter() {
+	if w.meter == nil {
+		return
+	}
+	time.AfterFunc(time.Until(w.Plan.Start), func() { w.read() })
+}
+
+// read is the meter's reading now, the wall clock's, not the worker's Clock: the CPU the kernel
+// counted is over real time.
+func (w *Worker) read() probe.ProcessUse {
+	w.meterMu.Lock()
+	defer w.meterMu.Unlock()
+	return w.meter.Read(time.Now())
+}
+
+// process is the worker process's use of its host since the previous reading and the cores it
+// may use, for a second's report. Without a baseline the figures are missing; seconds fed
+// together (loadgen's catching up after a stall) give the first the whole interval's rates and
+// the others, read too soon after it (probe.ProcessMeter.Read), missing ones.
+func (w *Worker) process() *Process {
+	p := &Process{CPU: probe.Missing, RunQueueWait: probe.Missing, GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU()}
+	if w.meter != nil {
+		u := w.read()
+		p.CPU, p.RunQueueWait = u.CPU, u.RunQueueWait
+	}
+	return p
 }
 
 // send produces m without waiting for it, keeping the first error.

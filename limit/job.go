@@ -57,6 +57,10 @@ type Job struct {
 	// RunTrial runs each trial; nil: trial.Run (one process). `limit --local-workers` spreads
 	// each trial over workers with it (trial.RunWorkers).
 	RunTrial func(context.Context, trial.Config) (*results.Trial, error)
+	// Opened, when set, is called once with the search's id, before its first trial: each
+	// trial's run id is that id and the trial's number (SEARCH-tN). `limit --workers` opens the
+	// search's topic with it, for the workers that follow the search (fleet.OpenSearch).
+	Opened func(searchID string) error
 }
 
 // Store is the results file of the job.
@@ -81,6 +85,11 @@ func Run(ctx context.Context, j Job) (*results.SearchFile, error) {
 		SearchID: fmt.Sprintf("%s-%s", key, time.Now().UTC().Format("150405"))}
 	if err := runner.ContinueNumbering(); err != nil {
 		return nil, err
+	}
+	if j.Opened != nil {
+		if err := j.Opened(runner.SearchID); err != nil {
+			return nil, err
+		}
 	}
 	runner.Base.Target, runner.Base.Probe = j.Where.Target, j.Where.ProbeConfig()
 	runner.Base.KafkaVersion = cfg.KafkaVersion

@@ -163,3 +163,35 @@ func TestJobStartRate(t *testing.T) {
 		}
 	}
 }
+
+// TestJobOpened: Opened hears the search's id before the first trial, whose run id is that id
+// and the trial's number; an error from it ends the search before any trial.
+func TestJobOpened(t *testing.T) {
+	base := trial.Config{Spec: workload.Default(), KafkaVersion: "4.1.0"}
+	var opened, ran string
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	j := Job{Out: t.TempDir(), Where: fakeWhere(t, 3), Base: base, NoHold: true,
+		Opened: func(id string) error { opened = id; return nil },
+		RunTrial: func(ctx context.Context, cfg trial.Config) (*results.Trial, error) {
+			ran = cfg.Load.RunID
+			cancel() // one trial is enough: the search stops as if interrupted
+			return nil, context.Canceled
+		}}
+	if _, err := Run(ctx, j); err == nil {
+		t.Fatal("an interrupted search returned no error")
+	}
+	if opened == "" || ran != opened+"-t1" {
+		t.Errorf("opened %q, the first trial's run id %q; want the search's id and its -t1", opened, ran)
+	}
+	refused := errors.New("no search topic")
+	j = Job{Out: t.TempDir(), Where: fakeWhere(t, 3), Base: base, NoHold: true,
+		Opened: func(string) error { return refused },
+		RunTrial: func(context.Context, trial.Config) (*results.Trial, error) {
+			t.Error("a trial ran after Opened failed")
+			return nil, refused
+		}}
+	if _, err := Run(context.Background(), j); !errors.Is(err, refused) {
+		t.Errorf("Opened failing: %v, want its error", err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/plimsoll/plimsoll/fleet"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/trial"
@@ -65,6 +66,9 @@ func (r *Runner) Trial(ctx context.Context, req Request) (*results.Trial, error)
 		}
 		if errors.Is(err, loadgen.ErrNotAuthorized) { // every other rate would be refused too
 			return nil, err
+		}
+		if errors.Is(err, fleet.ErrMissing) || errors.Is(err, fleet.ErrRefused) {
+			return nil, err // workers that did not join, or refused the plan, will not join the next trial either
 		}
 		// A trial that could not run (set-up failed, a broker gone) says nothing about this
 		// rate: the search retries it once, then moves on.

@@ -3,6 +3,7 @@ package limit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -166,5 +167,21 @@ func TestRunnerRunsThroughRun(t *testing.T) {
 	if len(got) != 2 || got[1].Spec.MessageSize != 1000 || got[1].Spec.Rate != 50 || got[1].Load.RunID != "abc-120000-t2" ||
 		got[1].Load.TopicPrefix != fleet.Prefix(got[1].Load.RunID) {
 		t.Errorf("trials run through Run: %+v", got)
+	}
+}
+
+// TestRunnerStopsWithoutWorkers: a trial whose workers never joined, or refused the plan, ends
+// the search with that error (the next trial's would fare no better); another failure to run is
+// a failed trial, retried by the search.
+func TestRunnerStopsWithoutWorkers(t *testing.T) {
+	for _, tc := range []struct {
+		err   error
+		fatal bool
+	}{{fmt.Errorf("%w: worker 1 of 2 never joined", fleet.ErrMissing), true}, {fleet.ErrRefused, true}, {errors.New("a broker went away"), false}} {
+		r := &Runner{SearchID: "abc-120000", Run: func(context.Context, trial.Config) (*results.Trial, error) { return nil, tc.err }}
+		tr, err := r.Trial(context.Background(), Request{Size: 100, Rate: 500})
+		if tc.fatal && (!errors.Is(err, tc.err) || tr != nil) || !tc.fatal && (err != nil || tr == nil) {
+			t.Errorf("%v: trial %v, error %v; want the search stopped %v", tc.err, tr, err, tc.fatal)
+		}
 	}
 }

@@ -48,6 +48,10 @@ type Result struct {
 	Errors         []ErrorCount   `json:"errors,omitempty"`
 	Notes          []string       `json:"notes,omitempty"`
 	Interrupted    bool           `json:"interrupted,omitempty"`
+	// Workers are, in a run spread over worker processes (package fleet), each worker's own use
+	// of its host over the window, by worker index: the load's generators, whose CPU Client and
+	// the probe's samples (the coordinator's process) do not show. Empty in a single-process run.
+	Workers []WorkerProcess `json:"workers,omitempty"`
 	// Timeline is the run's seconds, one row a second; a run with Options.SpillDir spills all
 	// but its latest ten minutes (Timeline.All reads them back).
 	Timeline Timeline `json:"timeline"`
@@ -62,6 +66,29 @@ type Result struct {
 	// (tags publish, end_to_end, schedule_delay), for WriteHDRLog; not part of result.json.
 	// Their times count from the producers' start.
 	Intervals hdr.IntervalLog `json:"-"`
+}
+
+// WorkerProcess is one worker process's use of its host over the measured window: the means of
+// the seconds it measured, CPU in cores (CPU seconds per second, user + system) and its threads'
+// run-queue wait in thread-seconds per second, with the cores it may use (its last report's).
+// A mean no second measured is nil: unknown, not 0.
+type WorkerProcess struct {
+	Worker       int      `json:"worker"`
+	CPU          *float64 `json:"cpu_cores"`
+	RunQueueWait *float64 `json:"runq_wait"`
+	GOMAXPROCS   int      `json:"gomaxprocs"`
+	NumCPU       int      `json:"num_cpu"`
+}
+
+// Usable is the cores the worker may use: min(GOMAXPROCS, NumCPU), either unknown (0) left out.
+func (w WorkerProcess) Usable() int {
+	switch {
+	case w.GOMAXPROCS <= 0:
+		return w.NumCPU
+	case w.NumCPU <= 0:
+		return w.GOMAXPROCS
+	}
+	return min(w.GOMAXPROCS, w.NumCPU)
 }
 
 // Config records everything the figures depend on.

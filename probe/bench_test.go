@@ -85,3 +85,19 @@ func probeSecond(b *testing.B) func() {
 		}
 	}
 }
+
+// BenchmarkProcessMeterRead is a worker's reading of its own process, once a second on its
+// run's goroutine (fleet): 0.17-0.59 ms and about 150 allocations on the 2-core development
+// host, its load average 7-11 across the measurements.
+func BenchmarkProcessMeterRead(b *testing.B) {
+	m, err := NewProcessMeter("/proc", os.Getpid())
+	if err != nil {
+		b.Fatal(err)
+	}
+	at := time.Now()
+	b.ReportAllocs()
+	for b.Loop() {
+		at = at.Add(time.Second) // a reading a second after the last, as the worker's are
+		m.Read(at)
+	}
+}

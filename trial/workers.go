@@ -57,9 +57,6 @@ func (ws Workers) lead() time.Duration {
 // loadgen.ErrInterrupted. Whatever happens, it deletes the run's topics and groups, never a
 // name outside the run's prefix.
 func RunWorkers(ctx context.Context, cfg Config, ws Workers) (*results.Trial, error) {
-	if err := fleet.CheckWorkers(cfg.Spec, ws.N); err != nil {
-		return nil, err
-	}
 	if len(cfg.Faults) > 0 {
 		return nil, fmt.Errorf("%w: faults with workers are not supported: run them in one process", fleet.ErrPlan)
 	}
@@ -76,6 +73,9 @@ func RunWorkers(ctx context.Context, cfg Config, ws Workers) (*results.Trial, er
 	}
 	spec, err := sized(ctx, cfg)
 	if err != nil {
+		return nil, err
+	}
+	if err := fleet.CheckWorkers(spec, ws.N); err != nil { // after sizing: 0 partitions is the cluster's default
 		return nil, err
 	}
 	plan := fleet.Plan{RunID: runID, Version: ws.Version, Workers: ws.N, Spec: spec, Start: time.Now().Add(ws.lead())}

@@ -1,82 +1,77 @@
 package trial
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/plimsoll/plimsoll/fleet"
+	"github.com/plimsoll/plimsoll/fleet/fleettest"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/target"
 	"github.com/plimsoll/plimsoll/verdict"
-	"github.com/plimsoll/plimsoll/workload"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
-
-// workersSpec is a small workload 2 workers can share.
-func workersSpec() workload.Spec {
-	s := workload.Default()
-	s.Topics, s.PartitionsPerTopic, s.ReplicationFactor = 1, 2, 1
-	s.Producers, s.Rate, s.MessageSize = 2, 400, 100
-	s.ConsumerGroups, s.ConsumersPerGroup = 1, 2
-	s.Warmup, s.Duration = 400*time.Millisecond, 1200*time.Millisecond
-	s.ConsumerProps.Set("heartbeat.interval.ms", "100")
-	return s
-}
 
 var testLimits = fleet.Limits{Join: 10 * time.Second, Silence: 2 * time.Second, Lag: 4, Find: 5 * time.Second, Poll: 50 * time.Millisecond, Beat: 200 * time.Millisecond}
 
-// inProcessWorkers starts plan's workers as goroutines; silent names a worker whose reports stop
-// a second and a half into its run (as if killed), interrupted one whose run is interrupted
-// then (as SIGINT interrupts `plimsoll worker`) and which leaves as the command does (-1:
-// none). wait returns each worker's result.
-func inProcessWorkers(t *testing.T, ctx context.Context, tgt target.Target, silent, interrupted int) (func(fleet.Plan) error, func() []*loadgen.Result) {
-	var wg sync.WaitGroup
-	var results []*loadgen.Result
-	opened := func(p fleet.Plan) error {
-		results = make([]*loadgen.Result, p.Workers)
-		for i := range p.Workers {
-			wg.Go(func() {
-				w, err := fleet.Join(ctx, []kgo.Opt{kgo.SeedBrokers(tgt.Bootstrap...)}, fleet.Joining{RunID: p.RunID, Index: i, Version: "test", Host: "test"}, fleet.WallClock, testLimits)
-				if err != nil {
-					t.Errorf("worker %d: %v", i, err)
-					return
-				}
-				defer w.Close()
-				opts := w.RunOptions()
-				opts.DrainTimeout = 10 * time.Second
-				rctx, stop := untilGone(ctx, w)
-				defer stop()
-				if i == silent { // a second and a half into its run, nothing more of it is heard, as if killed
-					opts.Feed = silencedAt(opts.Feed, p.Start.Add(1500*time.Millisecond))
-				}
-				if i == interrupted {
-					var cancel context.CancelFunc
-					rctx, cancel = context.WithDeadline(rctx, p.Start.Add(1500*time.Millisecond))
-					defer cancel()
-				}
-				res, err := loadgen.Run(rctx, w.Plan.Spec, tgt, opts)
-				results[i] = res
-				switch {
-				case i == interrupted:
-					if err := w.Leave(ctx, "interrupted by SIGINT"); err != nil {
-						t.Errorf("worker %d leaving: %v", i, err)
-					}
-				case err != nil && w.Err() == nil: // a worker whose coordinator ended the run stops with an error
-					t.Errorf("worker %d: %v", i, err)
-				case err == nil: // as the command: a run the coordinator ended publishes nothing more
-					_ = w.Flush(ctx)
-				}
-			})
-		}
+// inProcessWorkers starts plan's workers as goroutines against c (fleettest.StartWorkers), each
+// stopping its run once its coordinator is gone; silent names a worker whose reports stop a
+// second and a half into its run (as if killed), interrupted one whose run is interrupted then
+// (as SIGINT interrupts `plimsoll worker`) and which leaves as the command does (-1: none).
+// wait returns each worker's outcome.
+func inProcessWorkers(ctx context.Context, c *kfake.Cluster, silent, interrupted int) (opened func(fleet.Plan) error, wait func() []fleettest.Outcome) {
+	var started func() []fleettest.Outcome
+	opened = func(p fleet.Plan) error {
+		started = fleettest.StartWorkers(ctx, c, p, testLimits, shareRun(c, silent, interrupted, p.Start.Add(1500*time.Millisecond)))
 		return nil
 	}
-	return opened, func() []*loadgen.Result { wg.Wait(); return results }
+	wait = func() []fleettest.Outcome {
+		if started == nil {
+			return nil
+		}
+		return started()
+	}
+	return opened, wait
+}
+
+// shareRun runs a worker's share until its coordinator is gone, as `plimsoll worker` does; of
+// worker silent, no report is heard from at on, as if it were killed; worker interrupted's run
+// is interrupted at at, and it flushes its reports and leaves, as the command does on SIGINT.
+func shareRun(c *kfake.Cluster, silent, interrupted int, at time.Time) fleettest.RunFunc {
+	tgt := target.Target{Bootstrap: c.ListenAddrs()}
+	return func(ctx context.Context, i int, w *fleet.Worker, opts loadgen.Options) (*loadgen.Result, error) {
+		rctx, stop := untilGone(ctx, w)
+		defer stop()
+		if i == silent {
+			opts.Feed = silencedAt(opts.Feed, at)
+		}
+		if i != interrupted {
+			return loadgen.Run(rctx, w.Plan.Spec, tgt, opts)
+		}
+		rctx, cancel := context.WithDeadline(rctx, at)
+		defer cancel()
+		res, err := loadgen.Run(rctx, w.Plan.Spec, tgt, opts)
+		return res, errors.Join(err, w.Flush(ctx), w.Leave(ctx, "interrupted by SIGINT"))
+	}
+}
+
+// workerResults fails t for a worker that did not join, or whose run failed when none was made
+// to fail (failing: the silent or interrupted worker, -1 for none), and returns the workers'
+// results.
+func workerResults(t *testing.T, outs []fleettest.Outcome, failing int) []*loadgen.Result {
+	t.Helper()
+	res := make([]*loadgen.Result, len(outs))
+	for i, o := range outs {
+		if o.Join != nil || (o.Run != nil && failing < 0) {
+			t.Errorf("worker %d: %v", i, cmp.Or(o.Join, o.Run))
+		}
+		res[i] = o.Result
+	}
+	return res
 }
 
 // silencedAt passes f's reports on until the given time, then none.
@@ -104,35 +99,36 @@ func untilGone(ctx context.Context, w *fleet.Worker) (context.Context, context.C
 }
 
 // TestRunWorkers: a trial whose load two workers generate on kfake has the workers' summed
-// counts, none lost or duplicated, and an ok verdict; one whose worker 1 dies mid-run, or is
-// interrupted mid-run and leaves, is invalid with a worker-lost reason naming it (and the
-// interruption). None leaves a topic or group.
+// counts, none lost or duplicated, and an ok verdict, also when its partitions are left to the
+// cluster's size (0: the run's default, which the plan's check once met before sizing and
+// refused); one whose worker 1 dies mid-run, or is interrupted mid-run and leaves, is invalid
+// with a worker-lost reason naming it (and the interruption). None leaves a topic or group.
 func TestRunWorkers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs loadgen for several seconds")
 	}
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c := fleettest.Cluster(t)
 	tgt := target.Target{Bootstrap: c.ListenAddrs()}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	for _, tc := range []struct {
 		name                string
 		silent, interrupted int
+		partitions          int
 		reason              string // in the worker-lost reason
 	}{
-		{"all report", -1, -1, ""},
-		{"worker 1 silent", 1, -1, "worker 1"},
-		{"worker 1 interrupted", -1, 1, "worker 1 left the run after its second 2: interrupted by SIGINT"},
+		{"all report", -1, -1, 2, ""},
+		{"partitions left to the cluster", -1, -1, 0, ""},
+		{"worker 1 silent", 1, -1, 2, "worker 1"},
+		{"worker 1 interrupted", -1, 1, 2, "worker 1 left the run after its second 2: interrupted by SIGINT"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			opened, wait := inProcessWorkers(t, ctx, tgt, tc.silent, tc.interrupted)
-			cfg := Config{Spec: workersSpec(), Target: tgt, NoProbe: true, Criteria: verdict.DefaultCriteria(), KafkaVersion: "test"}
+			opened, wait := inProcessWorkers(ctx, c, tc.silent, tc.interrupted)
+			spec := fleettest.Spec()
+			spec.PartitionsPerTopic = tc.partitions
+			cfg := Config{Spec: spec, Target: tgt, NoProbe: true, Criteria: verdict.DefaultCriteria(), KafkaVersion: "test"}
 			tr, err := RunWorkers(ctx, cfg, Workers{N: 2, Version: "test", Limits: testLimits, Lead: 4 * time.Second, Opened: opened})
-			res := wait()
+			res := workerResults(t, wait(), max(tc.silent, tc.interrupted))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,8 +147,11 @@ func TestRunWorkers(t *testing.T) {
 				if n.Sent != sent || n.Acked != acked || n.Consumed != acked || n.Lost != 0 || n.Duplicated != 0 || tr.Verdict.State == verdict.Invalid {
 					t.Errorf("trial counts %+v, verdict %+v; the workers sent %d, acknowledged %d", n, tr.Verdict, sent, acked)
 				}
+				if len(tr.Workers) != 2 || tr.Workers[0].Worker != 0 || tr.Workers[1].GOMAXPROCS == 0 {
+					t.Errorf("the trial records the workers' processes %+v, want both workers'", tr.Workers)
+				}
 			}
-			noneLeft(t, c)
+			fleettest.NoneLeft(t, c)
 		})
 	}
 }
@@ -165,15 +164,11 @@ func TestRunWorkersInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs loadgen for several seconds")
 	}
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c := fleettest.Cluster(t)
 	tgt := target.Target{Bootstrap: c.ListenAddrs()}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	opened, wait := inProcessWorkers(t, ctx, tgt, -1, -1)
+	opened, wait := inProcessWorkers(ctx, c, -1, -1)
 	cctx, interrupt := context.WithCancelCause(ctx)
 	defer interrupt(nil)
 	sigint := errors.New("interrupted by SIGINT")
@@ -181,7 +176,7 @@ func TestRunWorkersInterrupted(t *testing.T) {
 		time.AfterFunc(time.Until(p.Start.Add(2500*time.Millisecond)), func() { interrupt(sigint) })
 		return opened(p)
 	}
-	spec := workersSpec()
+	spec := fleettest.Spec()
 	spec.Duration = 5 * time.Second
 	cfg := Config{Spec: spec, Target: tgt, NoProbe: true, Criteria: verdict.DefaultCriteria(), KafkaVersion: "test"}
 	tr, err := RunWorkers(cctx, cfg, Workers{N: 2, Version: "test", Limits: testLimits, Lead: 4 * time.Second, Opened: openedThenInterrupt})
@@ -200,24 +195,5 @@ func TestRunWorkersInterrupted(t *testing.T) {
 	if v.State != verdict.Invalid || len(v.Reasons) == 0 || v.Reasons[0].Criterion != verdict.CritInterrupted {
 		t.Errorf("verdict %+v; want invalid, interrupted first", v)
 	}
-	noneLeft(t, c)
-}
-
-// noneLeft fails when the cluster holds any topic or group.
-func noneLeft(t *testing.T, c *kfake.Cluster) {
-	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.MetadataMinAge(10*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	ts, err := adm.ListTopics(context.Background())
-	if err != nil || len(ts) > 0 {
-		t.Errorf("topics left: %v (%v)", ts.Names(), err)
-	}
-	gs, err := adm.ListGroups(context.Background())
-	if err != nil || len(gs) > 0 {
-		t.Errorf("groups left: %v (%v)", gs.Groups(), err)
-	}
+	fleettest.NoneLeft(t, c)
 }

@@ -367,7 +367,7 @@ func hostNoise(in Input, c Criteria) *Reason {
 }
 
 // hostCPU returns the host's mean busy share, its cores, and the cores the brokers' JVMs and
-// plimsoll used together, over the window.
+// plimsoll (in a run with workers, the workers: generatorCores) used together, over the window.
 func hostCPU(in Input) (busy, cores, ours float64) {
 	busy, n := meanOf(in.Series, func(x probe.Sample) probe.Num {
 		if x.Host == nil {
@@ -383,7 +383,7 @@ func hostCPU(in Input) (busy, cores, ours float64) {
 	if cores == 0 {
 		cores = float64(in.Run.Config.NumCPU)
 	}
-	return busy, cores, brokers + in.Run.Client.CPUShare*float64(in.Run.Config.NumCPU)
+	return busy, cores, brokers + generatorCores(in.Run)
 }
 
 // brokerCPU is the local brokers' JVMs' CPU over the window, cores: the sum of each broker's
@@ -398,13 +398,18 @@ func brokerCPU(s *probe.Series) (float64, int) {
 // messages, a p99 lateness beyond ClientMaxLateMs) or its threads were short of CPU. On a host
 // it shares with the brokers, falling behind because the brokers took the CPU makes the host
 // the limit (host, host-cpu), not the client.
+//
+// In a run with workers (loadgen.Result.Workers) the generator is the workers: the CPU and
+// run-queue criteria read their own reports, the busiest worker standing for the client and
+// named, and the Go scheduler's criterion is skipped (the workers do not report it, and the
+// probe's is the coordinator's, which generates no load).
 func clientBound(in Input, c Criteria, v *Verdict) (client []Reason, host *Reason) {
 	r := in.Run
-	used := r.Client.CPUShare * float64(r.Config.NumCPU)
+	used := generatorCores(r)
 	if reason := cpuBound(r, c, used); reason != nil {
 		client = append(client, *reason)
 	}
-	if reason := schedBound(in, c); reason != nil {
+	if reason := schedOf(in, c, v); reason != nil {
 		client = append(client, *reason)
 	}
 	if reason := windowBound(in, c); reason != nil {
@@ -415,23 +420,42 @@ func clientBound(in Input, c Criteria, v *Verdict) (client []Reason, host *Reaso
 		return client, nil
 	}
 	if !far {
-		if wait, cpu, ok := selfRunQueue(in.Series); ok && (wait < c.ClientMinWaitS || wait < c.ClientStarvedWait*cpu) {
+		if rq, ok := generatorRunQueue(in, c); ok && !starvedBy(rq.wait, rq.cpu, c) {
 			// Without the wait, no CPU shortage explains a small lateness: judge the cluster.
 			// Publish latency, measured from the intended time, still includes it.
 			v.Skipped = append(v.Skipped, fmt.Sprintf(
-				"%s: %s, but its threads waited only %.3f s per second for a CPU while using %.2f cores: timer jitter, not a CPU shortage",
-				CritClientBound, behind, wait, cpu))
+				"%s: %s, but %s waited only %.3f s per second for a CPU while using %.2f cores: timer jitter, not a CPU shortage",
+				CritClientBound, behind, rq.whose, rq.wait, rq.cpu))
 			return client, nil
 		}
 	}
 	if h := hostSqueezed(in, c, behind, used); h != nil {
 		return client, h
 	}
-	return append(client, Reason{Criterion: CritClientBound, Text: behind + ": it could not keep up, not the cluster"}), nil
+	text := behind + ": it could not keep up, not the cluster"
+	if len(r.Workers) > 0 {
+		text += workersNamed(r, c)
+	}
+	return append(client, Reason{Criterion: CritClientBound, Text: text}), nil
 }
 
-// cpuBound is the client-bound reason of a generator that used nearly all the cores it may use.
+// schedOf is schedBound's reason; in a run with workers the criterion is skipped, said so.
+func schedOf(in Input, c Criteria, v *Verdict) *Reason {
+	if len(in.Run.Workers) == 0 {
+		return schedBound(in, c)
+	}
+	if c.ClientSchedP99Ms > 0 {
+		v.Skipped = append(v.Skipped, CritClientBound+": the Go scheduler's latency: the workers do not report theirs, and the probe's is the coordinator's, which generates no load")
+	}
+	return nil
+}
+
+// cpuBound is the client-bound reason of a generator that used nearly all the cores it may use:
+// in a run with workers, the busiest worker of its own cores (workersCPUBound).
 func cpuBound(r *loadgen.Result, c Criteria, used float64) *Reason {
+	if len(r.Workers) > 0 {
+		return workersCPUBound(r.Workers, c)
+	}
 	usable := float64(r.Config.NumCPU)
 	if g := r.Config.GOMAXPROCS; g > 0 && float64(g) < usable {
 		usable = float64(g)
@@ -495,24 +519,23 @@ func hostSqueezed(in Input, c Criteria, behind string, used float64) *Reason {
 			"%s because the host's CPU was %.0f%% busy, the brokers using %.2f cores and plimsoll %.2f: on a co-located cluster the shared host is the limit",
 			behind, 100*busy, brokers, used)}
 	}
-	if wait, ok := squeezed(in, c, brokers, used); ok {
+	if rq, ok := squeezed(in, c, brokers, used); ok {
 		return &Reason{Criterion: CritHostCPU, Text: fmt.Sprintf(
-			"%s because the brokers held the CPU when it needed one: its threads waited %.2f s per second for a CPU while plimsoll used %.2f cores and the brokers %.2f (the host %.0f%% busy on average, in bursts): on a co-located cluster the shared host is the limit",
-			behind, wait, used, brokers, 100*busy)}
+			"%s because the brokers held the CPU when it needed one: %s waited %.2f s per second for a CPU while plimsoll used %.2f cores and the brokers %.2f (the host %.0f%% busy on average, in bursts): on a co-located cluster the shared host is the limit",
+			behind, rq.whose, rq.wait, used, brokers, 100*busy)}
 	}
 	return nil
 }
 
 // squeezed reports a generator whose threads were starved for a CPU (ClientStarvedWait and
 // ClientMinWaitS) while it used at most HostSqueezeShare of the CPU it and the brokers used,
-// and its threads' run-queue wait.
-func squeezed(in Input, c Criteria, brokers, used float64) (float64, bool) {
+// and its threads' run-queue wait (generatorRunQueue).
+func squeezed(in Input, c Criteria, brokers, used float64) (runQueue, bool) {
 	if c.HostSqueezeShare <= 0 || used > c.HostSqueezeShare*(brokers+used) {
-		return 0, false
+		return runQueue{}, false
 	}
-	wait, cpu, ok := selfRunQueue(in.Series)
-	starved := ok && wait >= c.ClientMinWaitS && wait >= c.ClientStarvedWait*cpu
-	return wait, starved
+	rq, ok := generatorRunQueue(in, c)
+	return rq, ok && starvedBy(rq.wait, rq.cpu, c)
 }
 
 // selfRunQueue is plimsoll's run-queue wait (thread-seconds per second) and CPU (cores), means

@@ -13,6 +13,7 @@ import (
 
 	"github.com/plimsoll/plimsoll/arms"
 	"github.com/plimsoll/plimsoll/fleet"
+	"github.com/plimsoll/plimsoll/fleet/fleettest"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/verdict"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -211,7 +212,7 @@ func TestABInterrupted(t *testing.T) {
 	if err != nil || !res.Interrupted {
 		t.Errorf("the interrupted repetition's result: %v (interrupted %v)", err, res != nil && res.Interrupted)
 	}
-	noTopicsLeft(t, c.ListenAddrs())
+	fleettest.NoneLeft(t, c)
 }
 
 // guardSignals keeps a signal the test sends itself from ending the test binary should it
@@ -272,7 +273,7 @@ func TestRunInterruptedFake(t *testing.T) {
 	if !res.Interrupted || res.Verdict.State != verdict.Invalid || res.Window.MeasuredSeconds <= 0 {
 		t.Errorf("interrupted %v, verdict %s, measured %v s", res.Interrupted, res.Verdict.State, res.Window.MeasuredSeconds)
 	}
-	noTopicsLeft(t, c.ListenAddrs())
+	fleettest.NoneLeft(t, c)
 }
 
 // TestRunWorkersInterruptedFake: SIGTERM in the window of `plimsoll run --workers 2` against a
@@ -323,7 +324,7 @@ func TestRunWorkersInterruptedFake(t *testing.T) {
 	if !res.Interrupted || v.State != verdict.Invalid || v.Reasons[0].Criterion != verdict.CritInterrupted || res.Window.MeasuredSeconds < 1 || res.Window.MeasuredSeconds > 5 {
 		t.Errorf("interrupted %v, verdict %+v, measured %v s; want marked, invalid, interrupted first, 1-5 s", res.Interrupted, v, res.Window.MeasuredSeconds)
 	}
-	noTopicsLeft(t, c.ListenAddrs())
+	fleettest.NoneLeft(t, c)
 }
 
 // awaitRunID is the run id of the run whose control topic appears on the cluster, within a
@@ -342,21 +343,6 @@ func awaitRunID(t *testing.T, adm *kadm.Client) string {
 	}
 	t.Error("no control topic within a minute")
 	return ""
-}
-
-// noTopicsLeft fails t when the cluster holds a topic or a group (asked by a new client: an
-// older one may answer from its metadata cache).
-func noTopicsLeft(t *testing.T, addrs []string) {
-	t.Helper()
-	adm := freshAdmin(t, addrs)
-	ts, err := adm.ListTopics(context.Background())
-	if err != nil || len(ts) > 0 {
-		t.Errorf("topics left: %v (%v)", ts.Names(), err)
-	}
-	gs, err := adm.ListGroups(context.Background())
-	if err != nil || len(gs) > 0 {
-		t.Errorf("groups left: %v (%v)", gs.Groups(), err)
-	}
 }
 
 // freshAdmin is an admin client whose metadata is never older than 100 ms (kadm answers

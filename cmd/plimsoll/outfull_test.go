@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plimsoll/plimsoll/fleet/fleettest"
 	"github.com/plimsoll/plimsoll/internal/fullfs"
 	"github.com/plimsoll/plimsoll/limit"
 	"github.com/plimsoll/plimsoll/results"
@@ -67,7 +68,7 @@ func TestOutFull(t *testing.T) {
 				}
 			}
 			checkLeft(t, fs, tc.kept)
-			noTopicsLeft(t, fake.ListenAddrs())
+			fleettest.NoneLeft(t, fake)
 			rows[i] = docRow(badInput{what: tc.what, args: tc.args}, errorLines(stderr), code)
 		})
 	}

@@ -26,14 +26,16 @@ func newWorkerManifestCmd() *cobra.Command {
 		Short: "Print the Kubernetes Job, or the shell lines, that start a run's workers",
 		Long:  workerManifestLong,
 		Example: `  plimsoll worker manifest --workers 3 --run-id 20261127t040000-cd34 --image plimsoll:v1.0.0 --duration 90s --bootstrap kafka:9092 | kubectl apply -f -
-  plimsoll worker manifest --format shell --workers 3 --run-id 20261127t040000-cd34 --bootstrap kafka:9092`,
+  plimsoll worker manifest --format shell --workers 3 --run-id 20261127t040000-cd34 --bootstrap kafka:9092
+  plimsoll worker manifest --workers 20 --search l1a2b3c-081500 --image plimsoll:v1.0.0 --duration 2h --bootstrap kafka:9092`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return mf.print(cmd.OutOrStdout()) },
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&mf.format, "format", "yaml", "what to print: yaml (a Kubernetes Indexed Job) or shell (one line per worker)")
 	fs.IntVar(&mf.spec.Workers, "workers", 0, "N, the number of workers (required)")
-	fs.StringVar(&mf.spec.RunID, "run-id", "", "the run the workers join: the id the coordinator printed (required)")
+	fs.StringVar(&mf.spec.RunID, "run-id", "", "the run the workers join: the id the coordinator printed (this or --search)")
+	fs.StringVar(&mf.search, "search", "", "instead of --run-id, the limit search the workers follow through all its trials: the search id limit --workers printed")
 	fs.StringVar(&mf.spec.Image, "image", "", "the Job's container image, holding plimsoll of the coordinator's version (required for yaml)")
 	fs.StringVar(&mf.spec.Name, "name", "", "the Job's name (default plimsoll-RUN_ID)")
 	fs.StringVar(&mf.spec.Namespace, "namespace", "", "the Job's namespace (default: none written, kubectl's current one)")
@@ -53,6 +55,7 @@ func newWorkerManifestCmd() *cobra.Command {
 // manifestFlags are manifest's command line: a launch.Spec and the format.
 type manifestFlags struct {
 	format string
+	search string // --search: the spec's RunID is a search's
 	spec   launch.Spec
 	target *targetFlags
 }
@@ -71,6 +74,12 @@ func (mf *manifestFlags) launchSpec() launch.Spec {
 
 // print writes the Job or the shell lines; bad flags are usage errors naming the fix.
 func (mf *manifestFlags) print(out io.Writer) error {
+	switch {
+	case mf.search != "" && mf.spec.RunID != "":
+		return usageErrf("--run-id and --search together: give --run-id for one run's workers, --search for a limit search's")
+	case mf.search != "":
+		mf.spec.RunID, mf.spec.Search = mf.search, true
+	}
 	s := mf.launchSpec()
 	var b []byte
 	var err error

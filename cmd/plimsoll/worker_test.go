@@ -16,15 +16,12 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/fleet"
+	"github.com/plimsoll/plimsoll/fleet/fleettest"
 	"github.com/plimsoll/plimsoll/fleet/launch"
 	goldenfile "github.com/plimsoll/plimsoll/internal/golden"
 	"github.com/plimsoll/plimsoll/loadgen"
-	"github.com/plimsoll/plimsoll/loadgen/topics"
 	"github.com/plimsoll/plimsoll/target"
-	"github.com/plimsoll/plimsoll/workload"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // The golden files are rewritten with `go test ./cmd/plimsoll -run TestWorkerManifestGolden -update`.
@@ -68,11 +65,7 @@ func TestWorkerBadInput(t *testing.T) {
 // topic within its wait, exits 2 naming the topic and asks for the id the coordinator printed;
 // it creates nothing.
 func TestWorkerNoRun(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c := fleettest.Cluster(t)
 	short := fleet.DefaultLimits
 	short.Find, short.Poll = 500*time.Millisecond, 50*time.Millisecond
 	defer func(l fleet.Limits) { workerLimits = l }(workerLimits)
@@ -88,7 +81,7 @@ func TestWorkerNoRun(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", w, stderr)
 		}
 	}
-	noTopicsLeft(t, c.ListenAddrs())
+	fleettest.NoneLeft(t, c)
 }
 
 // fakeErr is a worker whose coordinator is gone from the given call of Err on.
@@ -201,6 +194,8 @@ func TestWorkerManifestBadInput(t *testing.T) {
 		{"sasl without secret", map[string]string{"--sasl-mechanism": "plain", "--sasl-user": "u"}, "no secret is named"},
 		{"bad cpu", map[string]string{"--cpu-limit": "lots"}, "lots"},
 		{"bad format", map[string]string{"--format": "json"}, "--format \"json\": give one of yaml, shell"},
+		{"run id and search", map[string]string{"--search": "l1a2b3c-081500"}, "--run-id and --search together"},
+		{"bad search id", map[string]string{"--run-id": "", "--search": "bad id!"}, "bad id!"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := []string{"worker", "manifest"}
@@ -220,38 +215,12 @@ func TestWorkerManifestBadInput(t *testing.T) {
 	}
 }
 
-// workerTestSpec is a small workload two workers can share: 2 producers, 2 partitions, one
-// group of 2 consumers, a short window.
-func workerTestSpec() workload.Spec {
-	s := workload.Default()
-	s.Topics, s.PartitionsPerTopic, s.ReplicationFactor = 1, 2, 1
-	s.Producers, s.Rate, s.MessageSize = 2, 400, 100
-	s.ConsumerGroups, s.ConsumersPerGroup = 1, 2
-	s.Warmup, s.Duration = 400*time.Millisecond, 1200*time.Millisecond
-	s.ConsumerProps.Set("heartbeat.interval.ms", "100")
-	return s
-}
-
 // openTestRun opens a run of n workers on kfake as the coordinator does: the plan, the control
 // and results topics, the workload's topics.
 func openTestRun(t *testing.T, ctx context.Context, c *kfake.Cluster, runID string, n int) (*fleet.Coordinator, fleet.Plan) {
 	t.Helper()
-	base := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
-	p := fleet.Plan{RunID: runID, Version: plimsollVersion(), Workers: n, Spec: workerTestSpec(), Start: time.Now().Add(4 * time.Second)}
-	co, err := fleet.Open(ctx, base, p, fleet.WallClock, workerLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl, err := kgo.NewClient(base...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	names := topics.TopicNames(fleet.Prefix(runID), p.Spec.Topics)
-	if err := topics.Create(ctx, kadm.NewClient(cl), names, int32(p.Spec.PartitionsPerTopic), 1, nil); err != nil {
-		t.Fatal(err)
-	}
-	return co, p
+	p := fleet.Plan{RunID: runID, Version: plimsollVersion(), Workers: n, Spec: fleettest.Spec(), Start: time.Now().Add(4 * time.Second)}
+	return fleettest.Open(t, ctx, c, p, workerLimits), p
 }
 
 // workerOut is what one in-process `plimsoll worker` printed and returned.
@@ -282,11 +251,7 @@ func TestWorkerCommandRunsItsShare(t *testing.T) {
 	}
 	defer func(l fleet.Limits) { workerLimits = l }(workerLimits)
 	workerLimits = fleet.Limits{Join: 20 * time.Second, Silence: 5 * time.Second, Lag: 4, Find: 10 * time.Second, Poll: 50 * time.Millisecond, Beat: 200 * time.Millisecond}
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c := fleettest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -326,7 +291,7 @@ func TestWorkerCommandRunsItsShare(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	noTopicsLeft(t, c.ListenAddrs())
+	fleettest.NoneLeft(t, c)
 }
 
 // TestRunWorkersBadInput: `run --workers/--local-workers` and `limit --local-workers` refuse what a run with workers

@@ -15,6 +15,9 @@ const (
 	Subcommand = "worker"
 	// FlagRunID gives the run the worker joins: the id the coordinator printed.
 	FlagRunID = "--run-id"
+	// FlagSearch, instead of FlagRunID, gives the limit search the worker follows: the search
+	// id the coordinator printed; the worker joins each of the search's trials in turn.
+	FlagSearch = "--search"
 	// FlagIndex gives the worker's index i of N, from 0. Without it, the worker takes IndexEnv.
 	FlagIndex = "--index"
 	// IndexEnv is where a worker started without FlagIndex finds its index: Kubernetes sets it
@@ -55,13 +58,13 @@ func (t Target) mountedFiles() files {
 // Args is worker index's command line after the program name, its TLS files at the paths the
 // target names: what a launcher on the worker's host runs.
 func Args(runID string, index int, t Target) []string {
-	return args(runID, strconv.Itoa(index), t, t.hostFiles())
+	return args(FlagRunID, runID, strconv.Itoa(index), t, t.hostFiles())
 }
 
-// args is a worker's command line after the program name; an empty index is left out (the
-// worker reads IndexEnv).
-func args(runID, index string, t Target, f files) []string {
-	a := []string{Subcommand, FlagRunID, runID}
+// args is a worker's command line after the program name, the run (or search) given by
+// idFlag; an empty index is left out (the worker reads IndexEnv).
+func args(idFlag, id, index string, t Target, f files) []string {
+	a := []string{Subcommand, idFlag, id}
 	if index != "" {
 		a = append(a, FlagIndex, index)
 	}
@@ -89,7 +92,7 @@ func Lines(s Spec) ([]string, error) {
 	}
 	out := make([]string, s.Workers)
 	for i := range out {
-		out[i] = shellLine(append([]string{Command}, Args(s.RunID, i, s.Target)...))
+		out[i] = shellLine(append([]string{Command}, args(s.idFlag(), s.RunID, strconv.Itoa(i), s.Target, s.Target.hostFiles())...))
 	}
 	return out, nil
 }

@@ -12,7 +12,9 @@ import (
 )
 
 func TestLinesGolden(t *testing.T) {
-	for name, s := range map[string]Spec{"secured": secured(), "plain": plain()} {
+	search := plain()
+	search.Search = true
+	for name, s := range map[string]Spec{"secured": secured(), "plain": plain(), "search": search} {
 		t.Run(name, func(t *testing.T) {
 			lines, err := Lines(s)
 			if err != nil {
@@ -117,6 +119,31 @@ func TestJobAndLinesAgree(t *testing.T) {
 		withoutIndex := slices.Delete(slices.Clone(line), 3, 5)
 		if !slices.Equal(c.Command, []string{Command}) || !slices.Equal(c.Args, withoutIndex) {
 			t.Errorf("worker %d: the Job runs %q %q, the line %q", i, c.Command, c.Args, line)
+		}
+	}
+}
+
+// TestSearchWorkers: the workers of a limit search follow it (FlagSearch and its id), in the
+// Job's container and in every line alike, and never take a run id.
+func TestSearchWorkers(t *testing.T) {
+	s := plain()
+	s.Search = true
+	j, err := Job(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := Lines(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := j.Spec.Template.Spec.Containers[0]
+	want := []string{Subcommand, FlagSearch, s.RunID}
+	if !slices.Equal(c.Args[:3], want) || slices.Contains(c.Args, FlagRunID) {
+		t.Errorf("the Job runs %q, want it to start %q", c.Args, want)
+	}
+	for i, l := range lines {
+		if !strings.HasPrefix(l, Command+" "+strings.Join(want, " ")+" ") || strings.Contains(l, FlagRunID) {
+			t.Errorf("line %d %q, want it to start %q", i, l, want)
 		}
 	}
 }

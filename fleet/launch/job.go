@@ -77,7 +77,7 @@ func (s Spec) pod(res corev1.ResourceRequirements) corev1.PodSpec {
 		Name:      container,
 		Image:     s.Image,
 		Command:   []string{Command},
-		Args:      args(s.RunID, "", s.Target, s.Target.mountedFiles()),
+		Args:      args(s.idFlag(), s.RunID, "", s.Target, s.Target.mountedFiles()),
 		Resources: res,
 	}
 	p := corev1.PodSpec{

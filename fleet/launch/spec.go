@@ -30,8 +30,12 @@ const DefaultPasswordEnv = "PLIMSOLL_SASL_PASSWORD"
 
 // Spec is what a launcher needs to start a run's workers.
 type Spec struct {
-	// RunID is the run the workers join: the id the coordinator printed (fleet.CheckRunID).
+	// RunID is the run the workers join: the id the coordinator printed (fleet.CheckRunID);
+	// with Search, the limit search's id.
 	RunID string
+	// Search says RunID is a limit search's: the workers follow the search (FlagSearch),
+	// joining each of its trials, rather than join one run.
+	Search bool
 	// Workers is N, the number of workers; worker i of N is started with index i.
 	Workers int
 	// Image is the container image of the Job: it must hold `plimsoll` on its PATH, of the
@@ -240,4 +244,12 @@ func (s Spec) ttl() int32 {
 		t = DefaultTTL
 	}
 	return int32((t + time.Second - 1) / time.Second)
+}
+
+// idFlag is the worker's flag that gives RunID: FlagSearch for a search, else FlagRunID.
+func (s Spec) idFlag() string {
+	if s.Search {
+		return FlagSearch
+	}
+	return FlagRunID
 }

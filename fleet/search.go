@@ -1,0 +1,224 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/plimsoll/plimsoll/loadgen/topics"
+)
+
+// A limit search with workers runs trial after trial, each a run of its own whose run id is the
+// search's id and the trial's number (SEARCH-tK). Workers started once for the whole search
+// follow it through the search's topic: the coordinator announces there each trial's run id as
+// it opens the run, writes a heartbeat every Limits.Beat, and writes the search's end when it is
+// over. A worker joins each announced run as it would a run given by its id.
+
+// ErrSearchOver: the search's coordinator wrote the search's end; a follower has nothing more to
+// join.
+var ErrSearchOver = errors.New("the search is over")
+
+// SearchTopic is the search's topic: announced runs, heartbeats and the end. It lies under the
+// search's prefix, beside (not under) its trials' run prefixes.
+func SearchTopic(searchID string) string { return Prefix(searchID) + "search" }
+
+// keyRun marks an announced run on the search's topic; its value is the run id.
+const keyRun = "run"
+
+// Search is the coordinating side of a search's topic.
+type Search struct {
+	id    string
+	cl    *kgo.Client
+	adm   *kadm.Client
+	stop  context.CancelFunc
+	beats chan struct{}
+}
+
+// OpenSearch creates the search's topic (one partition, replication min(3, brokers)), refusing
+// one that exists, and starts writing a heartbeat every Limits.Beat until Close.
+func OpenSearch(ctx context.Context, base []kgo.Opt, searchID string, limits Limits) (*Search, error) {
+	if err := CheckRunID(searchID); err != nil {
+		return nil, err
+	}
+	cl, err := kgo.NewClient(base...)
+	if err != nil {
+		return nil, err
+	}
+	s := &Search{id: searchID, cl: cl, adm: kadm.NewClient(cl), stop: func() {}}
+	if err := s.create(ctx); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	bctx, stop := context.WithCancel(context.Background())
+	s.stop, s.beats = stop, make(chan struct{})
+	go heartbeats(bctx, cl, SearchTopic(searchID), limits.Beat, s.beats)
+	return s, nil
+}
+
+// create makes the search's topic, refusing one left by another search of this id.
+func (s *Search) create(ctx context.Context) error {
+	name := SearchTopic(s.id)
+	td, err := s.adm.ListTopics(ctx, name)
+	if err != nil {
+		return fmt.Errorf("%w: %w", topics.ErrSetup, err)
+	}
+	if td.Has(name) {
+		return fmt.Errorf("%w: the topic %s exists: another search of id %s is running, or left it (delete it once that search is over)", ErrPlan, name, s.id)
+	}
+	bm, err := s.adm.BrokerMetadata(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: %w", topics.ErrSetup, err)
+	}
+	return topics.Create(ctx, s.adm, []string{name}, 1, int16(min(3, len(bm.Brokers))), nil)
+}
+
+// Announce tells the search's followers that the run runID, a trial of the search, is open.
+func (s *Search) Announce(ctx context.Context, runID string) error {
+	rec := &kgo.Record{Topic: SearchTopic(s.id), Key: []byte(keyRun), Value: []byte(runID)}
+	if err := s.cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
+		return fmt.Errorf("announcing run %s on %s: %w", runID, SearchTopic(s.id), err)
+	}
+	return nil
+}
+
+// Close stops the heartbeats, writes the search's end (reason, for the followers' logs) and
+// deletes the search's topic, never a name outside the search's prefix.
+func (s *Search) Close(ctx context.Context, reason string) error {
+	defer s.cl.Close()
+	s.stop()
+	if s.beats != nil {
+		<-s.beats
+	}
+	end := &kgo.Record{Topic: SearchTopic(s.id), Key: []byte(keyEnd), Value: []byte(reason)}
+	ectx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	_ = s.cl.ProduceSync(ectx, end).FirstErr() // best effort: the followers' silence limit ends them too
+	cancel()
+	return topics.DeleteOwned(ctx, s.adm, Prefix(s.id), []string{SearchTopic(s.id)}, nil)
+}
+
+// heartbeats writes a heartbeat to topic every beat until ctx ends, then closes done.
+func heartbeats(ctx context.Context, cl *kgo.Client, topic string, beat time.Duration, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(beat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			rec := &kgo.Record{Topic: topic, Key: []byte(keyHeartbeat), Value: []byte(now.UTC().Format(time.RFC3339Nano))}
+			_ = cl.ProduceSync(ctx, rec).FirstErr() // a missed heartbeat is what the silence limit allows for
+		}
+	}
+}
+
+// Follower is a worker's side of a search's topic: it hands out the runs the coordinator
+// announces, one at a time.
+type Follower struct {
+	id     string
+	cl     *kgo.Client
+	clock  Clock
+	limits Limits
+	heard  time.Time // the coordinator's last record
+	latest string    // the latest run announced and not yet handed out
+	given  map[string]bool
+	end    string // the end's reason, once read
+	ended  bool
+}
+
+// Follow waits (up to Limits.Find) for the search's topic and reads it from its start.
+func Follow(ctx context.Context, base []kgo.Opt, searchID string, clock Clock, limits Limits) (*Follower, error) {
+	if err := CheckRunID(searchID); err != nil {
+		return nil, err
+	}
+	cl, err := kgo.NewClient(fromStart(base, SearchTopic(searchID))...)
+	if err != nil {
+		return nil, err
+	}
+	f := &Follower{id: searchID, cl: cl, clock: clock, limits: limits, given: map[string]bool{}}
+	if err := findTopic(ctx, kadm.NewClient(cl), clock, limits, SearchTopic(searchID), "the search id"); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	f.heard = clock.Now()
+	return f, nil
+}
+
+// Close closes the follower's client.
+func (f *Follower) Close() { f.cl.Close() }
+
+// Next waits for a run to join: the latest the coordinator announced that Next has not handed
+// out (a follower that fell behind skips the trials it missed). ErrSearchOver once the
+// coordinator wrote the search's end; ErrCoordinatorGone after Limits.Silence with no record
+// from it.
+func (f *Follower) Next(ctx context.Context) (string, error) {
+	for {
+		recs, err := poll(ctx, f.cl, f.limits.Poll)
+		if err != nil {
+			return "", err
+		}
+		for _, r := range recs {
+			f.read(r)
+		}
+		if len(recs) > 0 {
+			continue // read on until caught up: a later announcement supersedes this one
+		}
+		if run, done, err := f.decide(); done {
+			return run, err
+		}
+	}
+}
+
+// read takes one record of the search's topic in.
+func (f *Follower) read(r *kgo.Record) {
+	f.heard = f.clock.Now()
+	switch string(r.Key) {
+	case keyRun:
+		f.latest = string(r.Value)
+	case keyEnd:
+		f.ended, f.end = true, string(r.Value)
+	}
+}
+
+// decide is what Next returns once caught up with the topic, if it returns.
+func (f *Follower) decide() (string, bool, error) {
+	switch {
+	case f.ended:
+		return "", true, fmt.Errorf("%w: search %s: %s", ErrSearchOver, f.id, f.end)
+	case f.latest != "" && !f.given[f.latest]:
+		f.given[f.latest] = true
+		return f.latest, true, nil
+	case f.clock.Now().Sub(f.heard) >= f.limits.Silence:
+		return "", true, fmt.Errorf("%w: nothing on %s for %s", ErrCoordinatorGone, SearchTopic(f.id), f.limits.Silence)
+	}
+	return "", false, nil
+}
+
+// findTopic waits up to Limits.Find for topic to exist; what names the value the user gave.
+// kadm answers from metadata up to kgo's MetadataMinAge (5 s) old, so a topic created after
+// the first look is seen within that.
+func findTopic(ctx context.Context, adm *kadm.Client, clock Clock, limits Limits, topic, what string) error {
+	deadline := clock.Now().Add(limits.Find)
+	for {
+		td, err := adm.ListTopics(ctx, topic)
+		if err != nil {
+			return fmt.Errorf("looking for %s: %w", topic, err)
+		}
+		if td.Has(topic) {
+			return nil
+		}
+		if !clock.Now().Before(deadline) {
+			return fmt.Errorf("%w: no topic %s on the cluster after %s: give %s the coordinator printed, and start the coordinator first",
+				ErrNoRun, topic, limits.Find, what)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(limits.Poll):
+		}
+	}
+}
