@@ -35,7 +35,7 @@ func newWorkerManifestCmd() *cobra.Command {
 	fs.StringVar(&mf.format, "format", "yaml", "what to print: yaml (a Kubernetes Indexed Job) or shell (one line per worker)")
 	fs.IntVar(&mf.spec.Workers, "workers", 0, "N, the number of workers (required)")
 	fs.StringVar(&mf.spec.RunID, "run-id", "", "the run the workers join: the id the coordinator printed (this or --search)")
-	fs.StringVar(&mf.search, "search", "", "instead of --run-id, the limit search the workers follow through all its trials: the search id limit --workers printed")
+	fs.StringVar(&mf.search, "search", "", "instead of --run-id, the limit search the workers follow through all its trials: the `SEARCH_ID` limit --workers printed")
 	fs.StringVar(&mf.spec.Image, "image", "", "the Job's container image, holding plimsoll of the coordinator's version (required for yaml)")
 	fs.StringVar(&mf.spec.Name, "name", "", "the Job's name (default plimsoll-RUN_ID)")
 	fs.StringVar(&mf.spec.Namespace, "namespace", "", "the Job's namespace (default: none written, kubectl's current one)")
