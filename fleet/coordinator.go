@@ -55,7 +55,7 @@ func Open(ctx context.Context, base []kgo.Opt, p Plan, clock Clock, limits Limit
 		return nil, errors.Join(fmt.Errorf("writing the plan: %w", err), c.Close(ctx))
 	}
 	c.beats = make(chan struct{}) // after the plan, which must be the control topic's first record
-	go c.heartbeats(bctx)
+	go heartbeats(bctx, cl, ControlTopic(p.RunID), limits.Beat, c.beats)
 	return c, nil
 }
 
@@ -156,22 +156,6 @@ func (c *Coordinator) missing() string {
 		return "worker " + ws[0]
 	}
 	return "workers " + strings.Join(ws, ", ")
-}
-
-// heartbeats writes a heartbeat to the control topic every Limits.Beat until ctx ends.
-func (c *Coordinator) heartbeats(ctx context.Context) {
-	defer close(c.beats)
-	t := time.NewTicker(c.limits.Beat)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			rec := &kgo.Record{Topic: ControlTopic(c.plan.RunID), Key: []byte(keyHeartbeat), Value: []byte(now.UTC().Format(time.RFC3339Nano))}
-			_ = c.cl.ProduceSync(ctx, rec).FirstErr() // a missed heartbeat is what the workers' silence limit allows for
-		}
-	}
 }
 
 // sortedKeys returns m's keys in order.

@@ -76,6 +76,9 @@ func (s *Search) create(ctx context.Context) error {
 	return topics.Create(ctx, s.adm, []string{name}, 1, int16(min(3, len(bm.Brokers))), nil)
 }
 
+// ID is the search's id.
+func (s *Search) ID() string { return s.id }
+
 // Announce tells the search's followers that the run runID, a trial of the search, is open.
 func (s *Search) Announce(ctx context.Context, runID string) error {
 	rec := &kgo.Record{Topic: SearchTopic(s.id), Key: []byte(keyRun), Value: []byte(runID)}

@@ -96,29 +96,9 @@ func (w *Worker) join(ctx context.Context, j Joining) error {
 	return w.publish(ctx, Message{RunID: j.RunID, Worker: j.Index, Kind: KindJoin, Version: j.Version, Host: j.Host})
 }
 
-// find waits for the run's control topic. kadm answers from metadata up to kgo's
-// MetadataMinAge (5 s) old, so a topic created after the first look is seen within that.
+// find waits for the run's control topic (findTopic).
 func (w *Worker) find(ctx context.Context, runID string) error {
-	adm := kadm.NewClient(w.cl)
-	deadline := w.clock.Now().Add(w.limits.Find)
-	for {
-		td, err := adm.ListTopics(ctx, ControlTopic(runID))
-		if err != nil {
-			return fmt.Errorf("looking for run %s: %w", runID, err)
-		}
-		if td.Has(ControlTopic(runID)) {
-			return nil
-		}
-		if !w.clock.Now().Before(deadline) {
-			return fmt.Errorf("%w: no topic %s on the cluster after %s: give the run id the coordinator printed, and start the coordinator first",
-				ErrNoRun, ControlTopic(runID), w.limits.Find)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(w.limits.Poll):
-		}
-	}
+	return findTopic(ctx, kadm.NewClient(w.cl), w.clock, w.limits, ControlTopic(runID), "the run id")
 }
 
 // readPlan reads the control topic's first record, the plan.
