@@ -40,6 +40,7 @@ type limitFlags struct {
 	output                *outputMode
 	ui                    string // --ui: the live page's address
 	localWorkers          int    // --local-workers: each trial's load over this many children
+	workers               int    // --workers: each trial's load over this many workers you start
 }
 
 func newLimitCmd() *cobra.Command { return newLimitCmdFor(nil) }
@@ -95,6 +96,7 @@ func (lf *limitFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&lf.noHold, "no-hold", false, "report safe rates without holding them again for a confirmation")
 	lf.output = addOutputFlags(cmd, "schema "+report.SearchSchema+": the settings, each size's boundary and the recommendation (README)")
 	f.IntVar(&lf.localWorkers, "local-workers", 0, "spread each trial's load over N `plimsoll worker` child processes of this binary (their output in OUT/workers/RUN_ID; docs/workers.md)")
+	f.IntVar(&lf.workers, "workers", 0, "spread each trial's load over N `plimsoll worker --search` processes you start once for the whole search (the search id and their command lines are printed on stderr; docs/workers.md)")
 	f.StringVar(&lf.ui, "ui", "", "serve a live page of the search at `ADDR` (PORT, :PORT or HOST:PORT; without a host, loopback), e.g. 8080; it becomes the report when the search ends")
 }
 
@@ -140,12 +142,10 @@ func (lf *limitFlags) run(cmd *cobra.Command, wf *workloadFlags, tf *targetFlags
 		return err
 	}
 	defer release(job.Where, stderr)
-	if lf.localWorkers > 0 {
-		job.RunTrial = func(ctx context.Context, cfg trial.Config) (*results.Trial, error) {
-			return runLocalWorkers(ctx, cfg, tf.saslPassEnv, lf.localWorkers, filepath.Join(lf.out, "workers", cfg.Load.RunID), stderr)
-		}
-	}
+	sw := &searchWorkers{lf: lf, passwordEnv: tf.saslPassEnv, log: stderr}
+	sw.wire(ctx, &job)
 	sf, err := limit.Run(ctx, job)
+	sw.close(err)
 	if err != nil {
 		return lf.fullErr(lf.searchErr(ctx, err, tf))
 	}
@@ -367,14 +367,16 @@ func parseSizes(s string) ([]int, error) {
 	return out, nil
 }
 
-// checkWorkers refuses --local-workers below 0, or with a workload that many workers cannot
-// share.
+// checkWorkers refuses --workers or --local-workers below 0, the two together, or a workload
+// that many workers cannot share.
 func (lf *limitFlags) checkWorkers(spec workload.Spec) error {
 	switch {
-	case lf.localWorkers < 0:
-		return usageErrf("--local-workers %d: give a number of workers, 1 or more", lf.localWorkers)
-	case lf.localWorkers == 0:
+	case lf.workers < 0 || lf.localWorkers < 0:
+		return usageErrf("--workers %d, --local-workers %d: give a number of workers, 1 or more", lf.workers, lf.localWorkers)
+	case lf.workers > 0 && lf.localWorkers > 0:
+		return usageErrf("--workers and --local-workers together: give one (--workers for workers you start, --local-workers for children of this plimsoll)")
+	case lf.workers+lf.localWorkers == 0:
 		return nil
 	}
-	return checkWorkerSpec(spec, lf.localWorkers)
+	return checkWorkerSpec(spec, max(lf.workers, lf.localWorkers))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/plimsoll/plimsoll/trial"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 func init() { subcommands = append(subcommands, newWorkerCmd) }
@@ -32,6 +33,9 @@ run's control topic on the cluster under test, reads the plan the coordinator wr
 runs its share of the workload from the plan's start and publishes its reports to the run's
 results topic. It stops when the coordinator ends the run or goes silent.
 
+With --search instead of --run-id it follows a limit search (plimsoll limit --workers): it
+joins each trial the search announces, in turn, and exits at the search's end.
+
 Its index, 0 to N-1, comes from --index or, without it, from $` + launch.IndexEnv + ` (set by
 a Kubernetes Indexed Job). Its version must be the coordinator's. It creates no topic.`
 
@@ -42,7 +46,8 @@ func newWorkerCmd() *cobra.Command {
 		Short: "Run one worker's share of a run spread over several processes",
 		Long:  workerLong,
 		Example: `  plimsoll worker --run-id 20261127t040000-cd34 --index 0 --bootstrap kafka:9092
-  JOB_COMPLETION_INDEX=2 plimsoll worker --run-id 20261127t040000-cd34 --bootstrap kafka:9092`,
+  JOB_COMPLETION_INDEX=2 plimsoll worker --run-id 20261127t040000-cd34 --bootstrap kafka:9092
+  plimsoll worker --search l1a2b3c-081500 --index 0 --bootstrap kafka:9092`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := interruptible()
@@ -50,7 +55,8 @@ func newWorkerCmd() *cobra.Command {
 			return wf.run(ctx, cmd.ErrOrStderr(), os.Getenv)
 		},
 	}
-	cmd.Flags().StringVar(&wf.runID, "run-id", "", "the run to join: the id the coordinator printed (required)")
+	cmd.Flags().StringVar(&wf.runID, "run-id", "", "the run to join: the id the coordinator printed (this or --search)")
+	cmd.Flags().StringVar(&wf.search, "search", "", "instead of --run-id, the limit search to follow: the `SEARCH_ID` limit --workers printed; each of its trials is joined in turn")
 	cmd.Flags().IntVar(&wf.index, "index", 0, "this worker's index, 0 to N-1; without it, $"+launch.IndexEnv)
 	wf.target = addWorkerTargetFlags(cmd.Flags())
 	wf.fs = cmd.Flags()
@@ -61,6 +67,7 @@ func newWorkerCmd() *cobra.Command {
 // workerFlags are a worker's command line: the run, its index and the target.
 type workerFlags struct {
 	runID  string
+	search string // --search: follow this limit search's trials
 	index  int
 	target *targetFlags
 	fs     *pflag.FlagSet
@@ -107,11 +114,8 @@ func (wf *workerFlags) indexOf(indexSet bool, getenv func(string) string) (int, 
 // joining checks the command line and says who the worker is.
 func (wf *workerFlags) joining(indexSet bool, getenv func(string) string) (fleet.Joining, target.Target, error) {
 	var tg target.Target
-	if wf.runID == "" {
-		return fleet.Joining{}, tg, usageErrf("--run-id is required: give the run id the coordinator printed")
-	}
-	if err := fleet.CheckRunID(wf.runID); err != nil {
-		return fleet.Joining{}, tg, usageErrf("--run-id: %v", err)
+	if err := wf.checkID(); err != nil {
+		return fleet.Joining{}, tg, err
 	}
 	i, err := wf.indexOf(indexSet, getenv)
 	if err != nil {
@@ -140,6 +144,14 @@ func (wf *workerFlags) run(ctx context.Context, log io.Writer, getenv func(strin
 	if err != nil {
 		return usageErr(err)
 	}
+	if wf.search != "" {
+		return follow(ctx, base, wf.search, j, tg, log)
+	}
+	return joinAndRun(ctx, base, j, tg, log)
+}
+
+// joinAndRun joins the run j names, runs the worker's share and publishes its reports.
+func joinAndRun(ctx context.Context, base []kgo.Opt, j fleet.Joining, tg target.Target, log io.Writer) error {
 	w, err := fleet.Join(ctx, base, j, workerClock, workerLimits)
 	if err != nil {
 		return joinErr(err, j)

@@ -39,7 +39,9 @@ func TestWorkerBadInput(t *testing.T) {
 		{"index in env not a number", "two", []string{"--run-id", "20261127t040000-cd34"}, []string{launch.IndexEnv + `="two"`, "0 to N-1"}},
 		{"negative index in env", "-1", []string{"--run-id", "20261127t040000-cd34"}, []string{launch.IndexEnv + `="-1"`}},
 		{"negative index", "", []string{"--run-id", "20261127t040000-cd34", "--index", "-2"}, []string{"--index -2", "0 to N-1"}},
-		{"no run id", "", []string{"--index", "0"}, []string{"--run-id is required", "the coordinator printed"}},
+		{"no run id", "", []string{"--index", "0"}, []string{"--run-id is required", "the coordinator printed", "--search"}},
+		{"run id and search", "0", []string{"--run-id", "20261127t040000-cd34", "--search", "l1a2b3c-081500"}, []string{"--run-id and --search together"}},
+		{"bad search id", "0", []string{"--search", "a b"}, []string{"--search:"}},
 		{"bad run id", "", []string{"--run-id", "a b", "--index", "0"}, []string{"--run-id:"}},
 		{"no bootstrap", "0", []string{"--run-id", "20261127t040000-cd34", "--bootstrap", ""}, []string{"--bootstrap is required"}},
 		{"metrics url is not a worker's", "0", []string{"--run-id", "20261127t040000-cd34", "--metrics-url", "1=http://x"}, []string{"unknown flag: --metrics-url"}},
@@ -77,6 +79,27 @@ func TestWorkerNoRun(t *testing.T) {
 		t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitUsage, stderr)
 	}
 	for _, w := range []string{fleet.ControlTopic(runID), "the run id the coordinator printed", "hint: give --run-id"} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	fleettest.NoneLeft(t, c)
+}
+
+// TestWorkerNoSearch: a worker told to follow a search no coordinator opened finds no search
+// topic within its wait, exits 2 naming it and asks for the id limit --workers printed.
+func TestWorkerNoSearch(t *testing.T) {
+	c := fleettest.Cluster(t)
+	short := fleet.DefaultLimits
+	short.Find, short.Poll = 500*time.Millisecond, 50*time.Millisecond
+	defer func(l fleet.Limits) { workerLimits = l }(workerLimits)
+	workerLimits = short
+	id := "l1a2b3c-081500"
+	_, stderr, code := runCLI(t, "worker", "--search", id, "--index", "0", "--bootstrap", strings.Join(c.ListenAddrs(), ","))
+	if code != ExitUsage {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitUsage, stderr)
+	}
+	for _, w := range []string{fleet.SearchTopic(id), "hint: give --search", "limit --workers"} {
 		if !strings.Contains(stderr, w) {
 			t.Errorf("stderr lacks %q:\n%s", w, stderr)
 		}
@@ -294,7 +317,7 @@ func TestWorkerCommandRunsItsShare(t *testing.T) {
 	fleettest.NoneLeft(t, c)
 }
 
-// TestRunWorkersBadInput: `run --workers/--local-workers` and `limit --local-workers` refuse what a run with workers
+// TestRunWorkersBadInput: `run --workers/--local-workers` and `limit --workers/--local-workers` refuse what a run with workers
 // cannot do with exit 2, before it contacts anything (the bootstrap is a closed port).
 func TestRunWorkersBadInput(t *testing.T) {
 	for _, tc := range []struct {
@@ -310,6 +333,9 @@ func TestRunWorkersBadInput(t *testing.T) {
 		{"keep topics", []string{"--local-workers", "1", "--keep-topics"}, "--keep-topics with workers"},
 		{"limit: more workers than producers", []string{"limit", "--local-workers", "2"}, "2 workers with 1 producers"},
 		{"limit: negative", []string{"limit", "--local-workers", "-2"}, "--local-workers -2"},
+		{"limit: both", []string{"limit", "--workers", "2", "--local-workers", "2", "--producers", "2"}, "--workers and --local-workers together"},
+		{"limit: more workers than producers, yours", []string{"limit", "--workers", "3", "--producers", "2"}, "3 workers with 2 producers"},
+		{"limit: negative, yours", []string{"limit", "--workers", "-1"}, "--workers -1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"run"}, tc.args...)
