@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -146,16 +145,11 @@ func (c *Coordinator) decode(r *kgo.Record) (Message, error) {
 
 // missing names the workers that have not joined.
 func (c *Coordinator) missing() string {
-	var ws []string
-	for i := range c.plan.Workers {
-		if _, ok := c.hosts[i]; !ok {
-			ws = append(ws, fmt.Sprint(i))
-		}
+	joined := map[int]bool{}
+	for i := range c.hosts {
+		joined[i] = true
 	}
-	if len(ws) == 1 {
-		return "worker " + ws[0]
-	}
-	return "workers " + strings.Join(ws, ", ")
+	return absent(joined, c.plan.Workers)
 }
 
 // sortedKeys returns m's keys in order.

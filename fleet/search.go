@@ -2,8 +2,10 @@ package fleet
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -26,12 +28,24 @@ var ErrSearchOver = errors.New("the search is over")
 // search's prefix, beside (not under) its trials' run prefixes.
 func SearchTopic(searchID string) string { return Prefix(searchID) + "search" }
 
-// keyRun marks an announced run on the search's topic; its value is the run id.
-const keyRun = "run"
+// Keys of the search topic's records besides the heartbeat and the end: an announced run (its
+// value the run id) and a follower's arrival (its value a followRecord).
+const (
+	keyRun    = "run"
+	keyFollow = "follow"
+)
+
+// followRecord is a follower's arrival on the search's topic: who it is and its version.
+type followRecord struct {
+	Worker  int    `json:"worker"`
+	Version string `json:"version"`
+	Host    string `json:"host"`
+}
 
 // Search is the coordinating side of a search's topic.
 type Search struct {
 	id    string
+	base  []kgo.Opt
 	cl    *kgo.Client
 	adm   *kadm.Client
 	stop  context.CancelFunc
@@ -48,7 +62,7 @@ func OpenSearch(ctx context.Context, base []kgo.Opt, searchID string, limits Lim
 	if err != nil {
 		return nil, err
 	}
-	s := &Search{id: searchID, cl: cl, adm: kadm.NewClient(cl), stop: func() {}}
+	s := &Search{id: searchID, base: base, cl: cl, adm: kadm.NewClient(cl), stop: func() {}}
 	if err := s.create(ctx); err != nil {
 		cl.Close()
 		return nil, err
@@ -74,6 +88,68 @@ func (s *Search) create(ctx context.Context) error {
 		return fmt.Errorf("%w: %w", topics.ErrSetup, err)
 	}
 	return topics.Create(ctx, s.adm, []string{name}, 1, int16(min(3, len(bm.Brokers))), nil)
+}
+
+// AwaitFollowers waits until n followers, indices 0 to n-1, have arrived on the search's topic,
+// within wait: ErrMissing naming those that did not, ErrRefused (and ErrVersion) for one of
+// another version, ErrPlan for an index out of range.
+func (s *Search) AwaitFollowers(ctx context.Context, n int, version string, clock Clock, limits Limits, wait time.Duration) error {
+	cl, err := kgo.NewClient(fromStart(s.base, SearchTopic(s.id))...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	seen := map[int]bool{}
+	deadline := clock.Now().Add(wait)
+	for len(seen) < n {
+		recs, err := poll(ctx, cl, limits.Poll)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			if err := arrived(r, n, version, seen); err != nil {
+				return err
+			}
+		}
+		if len(seen) < n && !clock.Now().Before(deadline) {
+			return fmt.Errorf("%w: %s of %d never followed search %s in %s; start each with this search id and its index",
+				ErrMissing, absent(seen, n), n, s.id, wait)
+		}
+	}
+	return nil
+}
+
+// arrived takes a follower's arrival record into seen; other records are not arrivals.
+func arrived(r *kgo.Record, n int, version string, seen map[int]bool) error {
+	if string(r.Key) != keyFollow {
+		return nil
+	}
+	var f followRecord
+	if err := json.Unmarshal(r.Value, &f); err != nil {
+		return fmt.Errorf("%w: a follower's arrival on the search's topic: %w", ErrPlan, err)
+	}
+	switch {
+	case f.Version != version:
+		return fmt.Errorf("%w (%w): worker %d (host %s) runs plimsoll %s, the coordinator %s", ErrRefused, ErrVersion, f.Worker, f.Host, f.Version, version)
+	case f.Worker < 0 || f.Worker >= n:
+		return fmt.Errorf("%w: worker %d (host %s) follows a search of %d workers: give indices 0 to %d", ErrPlan, f.Worker, f.Host, n, n-1)
+	}
+	seen[f.Worker] = true
+	return nil
+}
+
+// absent names the indices below n not in seen.
+func absent(seen map[int]bool, n int) string {
+	var ws []string
+	for i := range n {
+		if !seen[i] {
+			ws = append(ws, fmt.Sprint(i))
+		}
+	}
+	if len(ws) == 1 {
+		return "worker " + ws[0]
+	}
+	return "workers " + strings.Join(ws, ", ")
 }
 
 // ID is the search's id.
@@ -133,12 +209,15 @@ type Follower struct {
 	ended  bool
 }
 
-// Follow waits (up to Limits.Find) for the search's topic and reads it from its start.
-func Follow(ctx context.Context, base []kgo.Opt, searchID string, clock Clock, limits Limits) (*Follower, error) {
+// Follow waits (up to Limits.Find) for the search's topic, writes the follower's arrival there
+// (j's index, version and host; its run id is not used) and reads the topic from its start.
+func Follow(ctx context.Context, base []kgo.Opt, searchID string, j Joining, clock Clock, limits Limits) (*Follower, error) {
 	if err := CheckRunID(searchID); err != nil {
 		return nil, err
 	}
-	cl, err := kgo.NewClient(fromStart(base, SearchTopic(searchID))...)
+	// The topic is consumed once found: a client consuming a topic that does not exist yet
+	// learns of it only at a later metadata refresh, seconds after its creation.
+	cl, err := kgo.NewClient(append(append([]kgo.Opt{}, base...), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))...)
 	if err != nil {
 		return nil, err
 	}
@@ -147,8 +226,26 @@ func Follow(ctx context.Context, base []kgo.Opt, searchID string, clock Clock, l
 		cl.Close()
 		return nil, err
 	}
+	cl.AddConsumeTopics(SearchTopic(searchID))
+	if err := f.arrive(ctx, j); err != nil {
+		cl.Close()
+		return nil, err
+	}
 	f.heard = clock.Now()
 	return f, nil
+}
+
+// arrive writes the follower's arrival on the search's topic.
+func (f *Follower) arrive(ctx context.Context, j Joining) error {
+	v, err := json.Marshal(followRecord{Worker: j.Index, Version: j.Version, Host: j.Host})
+	if err != nil {
+		return err
+	}
+	rec := &kgo.Record{Topic: SearchTopic(f.id), Key: []byte(keyFollow), Value: v}
+	if err := f.cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
+		return fmt.Errorf("writing worker %d's arrival on %s: %w", j.Index, SearchTopic(f.id), err)
+	}
+	return nil
 }
 
 // Close closes the follower's client.

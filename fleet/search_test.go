@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,7 +34,7 @@ func TestSearchFollow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := Follow(ctx, base, id, &clock{t: time.Now(), step: 10 * time.Millisecond}, testLimits)
+	f, err := Follow(ctx, base, id, Joining{Index: 0, Version: "test", Host: "h0"}, &clock{t: time.Now(), step: 10 * time.Millisecond}, testLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestSearchCoordinatorGone(t *testing.T) {
 	s.stop() // the coordinator dies: no more heartbeats, no end
 	<-s.beats
 	defer s.cl.Close()
-	f, err := Follow(ctx, base, id, &clock{t: time.Now(), step: 100 * time.Millisecond}, testLimits)
+	f, err := Follow(ctx, base, id, Joining{Index: 0, Version: "test", Host: "h0"}, &clock{t: time.Now(), step: 100 * time.Millisecond}, testLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestSearchBadInput(t *testing.T) {
 		id   string
 		want error
 	}{{"", ErrPlan}, {"bad id!", ErrPlan}, {"20261127t080000-ee56", ErrNoRun}} {
-		_, err := Follow(ctx, base, tc.id, &clock{t: time.Now(), step: 100 * time.Millisecond}, testLimits)
+		_, err := Follow(ctx, base, tc.id, Joining{Index: 0, Version: "test", Host: "h0"}, &clock{t: time.Now(), step: 100 * time.Millisecond}, testLimits)
 		if !errors.Is(err, tc.want) {
 			t.Errorf("Follow(%q): %v, want %v", tc.id, err, tc.want)
 		}
@@ -132,4 +133,43 @@ func TestSearchBadInput(t *testing.T) {
 		}
 	}
 	onlyForeign(t, ctx, base)
+}
+
+// TestSearchAwaitFollowers: the coordinator waits for every index to arrive; one of another
+// version, or an index out of range, is refused at once; one missing is named at the deadline.
+func TestSearchAwaitFollowers(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		arrive []Joining
+		want   error
+		text   string
+	}{
+		{"all", []Joining{{Index: 1, Version: "v1"}, {Index: 0, Version: "v1"}}, nil, ""},
+		{"one missing", []Joining{{Index: 1, Version: "v1"}}, ErrMissing, "worker 0 of 2 never followed"},
+		{"another version", []Joining{{Index: 0, Version: "v0", Host: "old"}}, ErrVersion, "worker 0 (host old) runs plimsoll v0, the coordinator v1"},
+		{"index out of range", []Joining{{Index: 2, Version: "v1"}}, ErrPlan, "worker 2 (host ) follows a search of 2 workers"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := searchCluster(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			const id = "20261127t080000-ef78"
+			s, err := OpenSearch(ctx, base, id, testLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close(ctx, "test over")
+			for _, j := range tc.arrive {
+				f, err := Follow(ctx, base, id, j, &clock{t: time.Now(), step: 10 * time.Millisecond}, testLimits)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+			}
+			err = s.AwaitFollowers(ctx, 2, "v1", &clock{t: time.Now(), step: 100 * time.Millisecond}, testLimits, time.Second)
+			if tc.want == nil && err != nil || tc.want != nil && (!errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.text)) {
+				t.Errorf("%v; want %v saying %q", err, tc.want, tc.text)
+			}
+		})
+	}
 }

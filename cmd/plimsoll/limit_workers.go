@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -16,9 +17,8 @@ import (
 )
 
 // followLead is the time from a trial's plan to its producers' start in a search whose workers
-// you started: they follow the search already (plimsoll worker --search), so they join and set
-// up within it, as --local-workers' children do (localLead). The first trial waits as long as a
-// run with --workers does, for you to start them.
+// you started: every one follows the search before its first trial opens (plimsoll worker
+// --search), so they join and set up within it, as --local-workers' children do (localLead).
 const followLead = localLead
 
 // searchWorkers spreads each trial of a limit search over workers: the N workers you start
@@ -29,7 +29,6 @@ type searchWorkers struct {
 	passwordEnv string
 	log         io.Writer
 	search      *fleet.Search // with --workers, once the search's id is known
-	trials      int
 }
 
 // wire sets the job's hooks for the flags' workers; nothing without them.
@@ -58,17 +57,20 @@ func (sw *searchWorkers) open(ctx context.Context, where *trial.Where, id string
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(sw.log, "search id %s: start these %d workers now, each with plimsoll %s; they follow the search's trials and exit at its end (`plimsoll worker manifest --search %s` writes a Kubernetes Job):\n  %s\n",
-		id, sw.lf.workers, plimsollVersion(), id, strings.Join(lines, "\n  "))
+	limits := searchLimits()
+	wait := limits.Join + 10*time.Second // as long as a run with --workers leads, for you to start them
+	fmt.Fprintf(sw.log, "search id %s: start these %d workers within %s, each with plimsoll %s; they follow the search's trials and exit at its end (`plimsoll worker manifest --search %s` writes a Kubernetes Job):\n  %s\n",
+		id, sw.lf.workers, wait, plimsollVersion(), id, strings.Join(lines, "\n  "))
+	if err := sw.search.AwaitFollowers(ctx, sw.lf.workers, plimsollVersion(), fleet.WallClock, limits, wait); err != nil {
+		return err
+	}
+	fmt.Fprintf(sw.log, "search %s: all %d workers follow it\n", id, sw.lf.workers)
 	return nil
 }
 
 // trial runs one trial over the followers: the run is announced on the search's topic once open.
 func (sw *searchWorkers) trial(ctx context.Context, cfg trial.Config) (*results.Trial, error) {
-	ws := trial.Workers{N: sw.lf.workers, Version: plimsollVersion(), Limits: coordinatorLimits, Lead: coordinatorLead}
-	if sw.trials++; sw.trials > 1 && ws.Lead == 0 {
-		ws.Lead = followLead
-	}
+	ws := trial.Workers{N: sw.lf.workers, Version: plimsollVersion(), Limits: coordinatorLimits, Lead: cmp.Or(coordinatorLead, followLead)}
 	ws.Opened = func(p fleet.Plan) error { return sw.search.Announce(ctx, p.RunID) }
 	return trial.RunWorkers(ctx, cfg, ws)
 }

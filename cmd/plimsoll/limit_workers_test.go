@@ -14,7 +14,7 @@ import (
 )
 
 // TestSearchWorkersFollow: limit --workers' coordinating side (searchWorkers) opens the
-// search's topic and runs two trials, each a run of the search's id, over two workers that
+// search's topic, waits for both followers to arrive and runs two trials, each a run of the search's id, over two workers that
 // follow it as `plimsoll worker --search` does (follow, in this process, on kfake): each trial
 // merges both workers' loads, and the search's end ends the followers without an error; nothing
 // is left on the cluster.
@@ -33,10 +33,10 @@ func TestSearchWorkersFollow(t *testing.T) {
 	defer cancel()
 	const id = "l1a2b3c-081500"
 	sw := &searchWorkers{lf: &limitFlags{workers: 2}, log: io.Discard}
+	followed := startFollowers(ctx, t, tgt, id, 2) // each waits for the search's topic, then arrives
 	if err := sw.open(ctx, &trial.Where{Target: tgt}, id); err != nil {
 		t.Fatal(err)
 	}
-	followed := startFollowers(ctx, t, tgt, id, 2)
 	for n := 1; n <= 2; n++ {
 		runID := id + "-t" + string(rune('0'+n))
 		cfg := trial.Config{Spec: fleettest.Spec(), Target: tgt, NoProbe: true, Criteria: verdict.DefaultCriteria(), KafkaVersion: "test"}

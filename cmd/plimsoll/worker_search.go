@@ -37,7 +37,7 @@ func (wf *workerFlags) checkID() error {
 // refusal of the worker's version ends it, as would every later trial's; so does an
 // interruption.
 func follow(ctx context.Context, base []kgo.Opt, id string, j fleet.Joining, tg target.Target, log io.Writer) error {
-	f, err := fleet.Follow(ctx, base, id, workerClock, workerLimits)
+	f, err := fleet.Follow(ctx, base, id, j, workerClock, workerLimits)
 	if err != nil {
 		return searchErr(err, id)
 	}
