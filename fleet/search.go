@@ -32,6 +32,7 @@ func SearchTopic(searchID string) string { return Prefix(searchID) + "search" }
 // value the run id) and a follower's arrival (its value a followRecord).
 const (
 	keyRun    = "run"
+	keyDone   = "done" // the announced run has ended; its value is the run id
 	keyFollow = "follow"
 )
 
@@ -164,6 +165,16 @@ func (s *Search) Announce(ctx context.Context, runID string) error {
 	return nil
 }
 
+// Done tells the search's followers that the run runID has ended: a follower arriving later
+// (restarted after it died) does not try to join it, and waits for the next.
+func (s *Search) Done(ctx context.Context, runID string) error {
+	rec := &kgo.Record{Topic: SearchTopic(s.id), Key: []byte(keyDone), Value: []byte(runID)}
+	if err := s.cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
+		return fmt.Errorf("marking run %s done on %s: %w", runID, SearchTopic(s.id), err)
+	}
+	return nil
+}
+
 // Close stops the heartbeats, writes the search's end (reason, for the followers' logs) and
 // deletes the search's topic, never a name outside the search's prefix.
 func (s *Search) Close(ctx context.Context, reason string) error {
@@ -202,10 +213,10 @@ type Follower struct {
 	cl     *kgo.Client
 	clock  Clock
 	limits Limits
-	heard  time.Time // the coordinator's last record
-	latest string    // the latest run announced and not yet handed out
-	given  map[string]bool
-	end    string // the end's reason, once read
+	heard  time.Time       // the coordinator's last record
+	latest string          // the latest run announced and not yet handed out
+	given  map[string]bool // handed out, or ended (Search.Done) before it was
+	end    string          // the end's reason, once read
 	ended  bool
 }
 
@@ -259,7 +270,7 @@ func (f *Follower) Next(ctx context.Context) (string, error) {
 	for {
 		recs, err := poll(ctx, f.cl, f.limits.Poll)
 		if err != nil {
-			return "", err
+			return "", f.gone(ctx, err)
 		}
 		for _, r := range recs {
 			f.read(r)
@@ -268,9 +279,23 @@ func (f *Follower) Next(ctx context.Context) (string, error) {
 			continue // read on until caught up: a later announcement supersedes this one
 		}
 		if run, done, err := f.decide(); done {
-			return run, err
+			return run, f.gone(ctx, err)
 		}
 	}
+}
+
+// gone is err, unless err says the coordinator is silent or the topic unreadable and the
+// search's topic is gone: its coordinator deleted it at the search's end, before this follower
+// (busy with the last trial) read the end record, so the search is over.
+func (f *Follower) gone(ctx context.Context, err error) error {
+	if err == nil || errors.Is(err, ErrSearchOver) || ctx.Err() != nil {
+		return err
+	}
+	td, lerr := kadm.NewClient(f.cl).ListTopics(ctx, SearchTopic(f.id))
+	if lerr != nil || td.Has(SearchTopic(f.id)) {
+		return err
+	}
+	return fmt.Errorf("%w: search %s: its topic %s was deleted, as its coordinator does at the search's end", ErrSearchOver, f.id, SearchTopic(f.id))
 }
 
 // read takes one record of the search's topic in.
@@ -279,6 +304,8 @@ func (f *Follower) read(r *kgo.Record) {
 	switch string(r.Key) {
 	case keyRun:
 		f.latest = string(r.Value)
+	case keyDone:
+		f.given[string(r.Value)] = true
 	case keyEnd:
 		f.ended, f.end = true, string(r.Value)
 	}

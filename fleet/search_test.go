@@ -10,6 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/plimsoll/plimsoll/loadgen/topics"
 )
 
 // searchCluster is a kfake cluster holding one topic that is not the search's.
@@ -24,7 +26,8 @@ func searchCluster(t *testing.T) []kgo.Opt {
 }
 
 // TestSearchFollow: a follower is handed each announced run once, the latest when it fell
-// behind several, and the search's end once written; Close leaves only the foreign topic.
+// behind several, never one marked done (a follower arriving late), and the search's end once
+// written; Close leaves only the foreign topic.
 func TestSearchFollow(t *testing.T) {
 	base := searchCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -50,6 +53,16 @@ func TestSearchFollow(t *testing.T) {
 	wantNext(t, ctx, f, id+"-t1")
 	announce(id+"-t2", id+"-t3")
 	wantNext(t, ctx, f, id+"-t3") // t2 was missed: the follower joins the trial that is open
+	if err := s.Done(ctx, id+"-t3"); err != nil {
+		t.Fatal(err)
+	}
+	late, err := Follow(ctx, base, id, Joining{Index: 1, Version: "test", Host: "h1"}, &clock{t: time.Now(), step: 10 * time.Millisecond}, testLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Close()
+	announce(id + "-t4")
+	wantNext(t, ctx, late, id+"-t4") // arriving after t3 ended, it waits for t4 rather than join t3
 	if _, err := OpenSearch(ctx, base, id, testLimits); !errors.Is(err, ErrPlan) {
 		t.Errorf("a second search of one id: %v, want ErrPlan", err)
 	}
@@ -171,5 +184,33 @@ func TestSearchAwaitFollowers(t *testing.T) {
 				t.Errorf("%v; want %v saying %q", err, tc.want, tc.text)
 			}
 		})
+	}
+}
+
+// TestSearchTopicDeleted: a follower that never read the end (busy with the last trial while the
+// coordinator wrote it and deleted the topic) finds the topic gone once the heartbeats stop: the
+// search is over, not its coordinator lost.
+func TestSearchTopicDeleted(t *testing.T) {
+	base := searchCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const id = "20261127t080000-ab90"
+	s, err := OpenSearch(ctx, base, id, testLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Follow(ctx, base, id, Joining{Index: 0, Version: "test", Host: "h0"}, &clock{t: time.Now(), step: 100 * time.Millisecond}, testLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s.stop()
+	<-s.beats
+	defer s.cl.Close()
+	if err := topics.DeleteOwned(ctx, s.adm, Prefix(id), []string{SearchTopic(id)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if run, err := f.Next(ctx); !errors.Is(err, ErrSearchOver) || !strings.Contains(err.Error(), "was deleted") {
+		t.Errorf("next run %q, %v; want ErrSearchOver, the topic deleted", run, err)
 	}
 }

@@ -72,7 +72,11 @@ func (sw *searchWorkers) open(ctx context.Context, where *trial.Where, id string
 func (sw *searchWorkers) trial(ctx context.Context, cfg trial.Config) (*results.Trial, error) {
 	ws := trial.Workers{N: sw.lf.workers, Version: plimsollVersion(), Limits: coordinatorLimits, Lead: cmp.Or(coordinatorLead, followLead)}
 	ws.Opened = func(p fleet.Plan) error { return sw.search.Announce(ctx, p.RunID) }
-	return trial.RunWorkers(ctx, cfg, ws)
+	t, err := trial.RunWorkers(ctx, cfg, ws)
+	if derr := sw.search.Done(context.WithoutCancel(ctx), cfg.Load.RunID); derr != nil {
+		fmt.Fprintf(sw.log, "warning: %v (a worker started now may wait for that run first)\n", derr)
+	}
+	return t, err
 }
 
 // close ends the search for its followers and deletes its topic; a failure is a warning, the
