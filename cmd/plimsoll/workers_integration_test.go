@@ -3,9 +3,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -239,4 +242,98 @@ func TestLimitLocalWorkers(t *testing.T) {
 		}
 	}
 	t.Logf("%d trials, each over 2 local workers", len(trials))
+}
+
+// TestLimitWorkersFollow: `limit --workers 2` with two `plimsoll worker --search` processes
+// started from the lines it prints, as a user starts them on other hosts: the workers arrive,
+// follow the search's one trial (the start rate is the maximum) and exit 0 at its end; the
+// trial's result is merged from both; no topic of the search (its search topic, its trial's
+// run) is left.
+func TestLimitWorkersFollow(t *testing.T) {
+	up(t)
+	bin := plimsollBinary(t)
+	out := filepath.Join(t.TempDir(), "lim")
+	begin := time.Now()
+	limit := exec.Command(bin, "limit", "--cluster-dir", clusterDir, "--workers", "2", "--producers", "2", "--partitions", "4",
+		"--consumers-per-group", "2", "--message-sizes", "1000", "--start-rate", "1000", "--min-rate", "500", "--max-rate", "1000",
+		"--tolerance", "1", "--trial-duration", "5s", "--warmup", "2s", "--no-hold", "--no-report", "--out", out)
+	stderr, err := limit.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	limit.Stdout = &stdout
+	if err := limit.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines, logged := workerLinesFrom(t, stderr, 2)
+	workers := make([]*exec.Cmd, len(lines))
+	outs := make([]bytes.Buffer, len(lines))
+	for i, l := range lines {
+		f := strings.Fields(l) // the printed line, its program this test's binary
+		workers[i] = exec.Command(bin, f[1:]...)
+		workers[i].Stdout, workers[i].Stderr = &outs[i], &outs[i]
+		if err := workers[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = limit.Wait()
+	t.Logf("limit --workers 2: %v in %s\n%s%s", err, time.Since(begin).Round(time.Second), logged(), stdout.String())
+	for i, w := range workers {
+		werr := w.Wait()
+		t.Logf("worker %d: %v\n%s", i, werr, outs[i].String())
+		if werr != nil || !strings.Contains(outs[i].String(), "the search is over") {
+			t.Errorf("worker %d: %v; want exit 0 at the search's end", i, werr)
+		}
+	}
+	if err != nil {
+		t.Fatalf("limit: %v", err)
+	}
+	trials, _ := filepath.Glob(filepath.Join(out, "trials", "*", "result.json"))
+	if len(trials) == 0 {
+		t.Fatal("no trial written")
+	}
+	for _, f := range trials {
+		b, err := os.ReadFile(f)
+		if err != nil || !bytes.Contains(b, []byte("merged from the reports of 2 workers")) {
+			t.Errorf("%s: not merged from 2 workers (%v)", f, err)
+		}
+		noRunTopics(t, trialRunID(t, f))
+	}
+	noRunTopics(t, strings.TrimSuffix(trialRunID(t, trials[0]), "-t1"))
+}
+
+// workerLinesFrom reads limit's stderr until the n worker lines it prints, and keeps reading it
+// into a buffer (logged returns it) so that limit never blocks on a full pipe.
+func workerLinesFrom(t *testing.T, r io.Reader, n int) (lines []string, logged func() string) {
+	t.Helper()
+	var mu sync.Mutex
+	var all bytes.Buffer
+	found := make(chan []string, 1)
+	go func() {
+		sc := bufio.NewScanner(r)
+		var ls []string
+		for sc.Scan() {
+			l := sc.Text()
+			mu.Lock()
+			all.WriteString(l + "\n")
+			mu.Unlock()
+			if w := strings.TrimSpace(l); strings.HasPrefix(w, "plimsoll worker --search ") && len(ls) < n {
+				if ls = append(ls, w); len(ls) == n {
+					found <- ls
+				}
+			}
+		}
+		close(found)
+	}()
+	select {
+	case ls, ok := <-found:
+		if !ok {
+			t.Fatalf("limit printed no worker lines:\n%s", all.String())
+		}
+		lines = ls
+	case <-time.After(2 * time.Minute):
+		t.Fatal("limit printed no worker lines in 2 minutes")
+	}
+	return lines, func() string { mu.Lock(); defer mu.Unlock(); return all.String() }
 }
