@@ -63,48 +63,40 @@ func TestWorkerBadInput(t *testing.T) {
 	}
 }
 
-// TestWorkerNoRun: a worker started with a run id no coordinator opened finds no control
-// topic within its wait, exits 2 naming the topic and asks for the id the coordinator printed;
-// it creates nothing.
-func TestWorkerNoRun(t *testing.T) {
-	c := fleettest.Cluster(t)
+// TestWorkerNothingToJoin: a worker given a run id no coordinator opened, or a search id no
+// limit --workers opened, finds no control or search topic within its wait, exits 2 naming the
+// topic and asks for the id its coordinator printed; it creates nothing.
+func TestWorkerNothingToJoin(t *testing.T) {
 	short := fleet.DefaultLimits
 	short.Find, short.Poll = 500*time.Millisecond, 50*time.Millisecond
 	defer func(l fleet.Limits) { workerLimits = l }(workerLimits)
 	workerLimits = short
 	t.Setenv(launch.IndexEnv, "1")
-	runID := "20261127t040000-ee99"
-	_, stderr, code := runCLI(t, "worker", "--run-id", runID, "--bootstrap", strings.Join(c.ListenAddrs(), ","))
-	if code != ExitUsage {
-		t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitUsage, stderr)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"run", []string{"--run-id", "20261127t040000-ee99"},
+			[]string{fleet.ControlTopic("20261127t040000-ee99"), "the run id the coordinator printed", "hint: give --run-id"}},
+		{"search", []string{"--search", "l1a2b3c-081500"},
+			[]string{fleet.SearchTopic("l1a2b3c-081500"), "hint: give --search", "limit --workers"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := fleettest.Cluster(t)
+			args := append([]string{"worker", "--bootstrap", strings.Join(c.ListenAddrs(), ",")}, tc.args...)
+			_, stderr, code := runCLI(t, args...)
+			if code != ExitUsage {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitUsage, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			fleettest.NoneLeft(t, c)
+		})
 	}
-	for _, w := range []string{fleet.ControlTopic(runID), "the run id the coordinator printed", "hint: give --run-id"} {
-		if !strings.Contains(stderr, w) {
-			t.Errorf("stderr lacks %q:\n%s", w, stderr)
-		}
-	}
-	fleettest.NoneLeft(t, c)
-}
-
-// TestWorkerNoSearch: a worker told to follow a search no coordinator opened finds no search
-// topic within its wait, exits 2 naming it and asks for the id limit --workers printed.
-func TestWorkerNoSearch(t *testing.T) {
-	c := fleettest.Cluster(t)
-	short := fleet.DefaultLimits
-	short.Find, short.Poll = 500*time.Millisecond, 50*time.Millisecond
-	defer func(l fleet.Limits) { workerLimits = l }(workerLimits)
-	workerLimits = short
-	id := "l1a2b3c-081500"
-	_, stderr, code := runCLI(t, "worker", "--search", id, "--index", "0", "--bootstrap", strings.Join(c.ListenAddrs(), ","))
-	if code != ExitUsage {
-		t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitUsage, stderr)
-	}
-	for _, w := range []string{fleet.SearchTopic(id), "hint: give --search", "limit --workers"} {
-		if !strings.Contains(stderr, w) {
-			t.Errorf("stderr lacks %q:\n%s", w, stderr)
-		}
-	}
-	fleettest.NoneLeft(t, c)
 }
 
 // fakeErr is a worker whose coordinator is gone from the given call of Err on.
