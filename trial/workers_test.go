@@ -117,8 +117,7 @@ func TestRunWorkers(t *testing.T) {
 		partitions          int
 		reason              string // in the worker-lost reason
 	}{
-		{"all report", -1, -1, 2, ""},
-		{"partitions left to the cluster", -1, -1, 0, ""},
+		{"all report, partitions left to the cluster", -1, -1, 0, ""},
 		{"worker 1 silent", 1, -1, 2, "worker 1"},
 		{"worker 1 interrupted", -1, 1, 2, "worker 1 left the run after its second 2: interrupted by SIGINT"},
 	} {
