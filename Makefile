@@ -4,7 +4,9 @@ GO        ?= go
 BIN       := bin/plimsoll
 PKGS      := ./...
 # The packages with integration tests (real Kafka): the second pass of `make test` runs only
-# these, as the first has run every package's unit tests already.
+# these, as the first has run every package's unit tests already. cmd/plimsoll's unit test files
+# carry `//go:build !integration`, so that this pass does not run them a second time (52 s of the
+# suite, measured on the clean clone of 9506e87).
 INTEGRATION_PKGS = $(sort $(dir $(shell grep -l --include='*_test.go' --exclude-dir=.git -r '^//go:build integration' .)))
 # They share one 3-broker cluster, handed over in PLIMSOLL_IT_CLUSTER (a directory): cmd/plimsoll's
 # tests start it, the packages after them use it, and localkafka's, run last (go test -p 1 runs
