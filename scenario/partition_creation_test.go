@@ -30,9 +30,11 @@ func TestPartitionCreationOnFake(t *testing.T) {
 			t.Errorf("increment %d: %+v / %+v, want %+v", i, seen.Points[i], back.Points[i], w)
 		}
 	}
-	if len(res.Failures) != 0 || res.Findings[0].Value != 1 || !strings.Contains(res.Findings[0].Text, "all 3 brokers answer and see a leader for each of the scenario's 350 partitions") {
+	if len(res.Failures) != 0 || res.Findings[0].Value != 1 || !strings.Contains(res.Findings[0].Text, "all 3 brokers answer and see a leader for each of the scenario's 550 partitions") {
 		t.Errorf("failures %v, findings %+v: want none, healthy", res.Failures, res.Findings)
 	}
+	// The fake clock makes every increment take 2 s, so the warm-up settles at its third: 300
+	// untimed partitions, and the 250 charted.
 	if res.Findings[1].Value != 20 { // 2 s per 100 partitions
 		t.Errorf("seconds per 1,000 at the first increment %v, want 20", res.Findings[1].Value)
 	}
@@ -100,8 +102,8 @@ func TestPartitionCreationGrow(t *testing.T) {
 	s, _ := Lookup("partition-creation")
 	p, _ := Resolve(s, Short, map[string]string{"method": "partitions", "keep": "true"})
 	res, err := s.Run(context.Background(), env, p)
-	if err != nil || len(res.Failures) > 0 || len(res.Charts[0].Series[0].Points) != 3 {
-		t.Fatalf("error %v, failures %v, chart %+v: want 3 increments", err, res.Failures, res.Charts)
+	if err != nil || len(res.Failures) > 0 || len(res.Charts[0].Series[0].Points) != 4 {
+		t.Fatalf("error %v, failures %v, chart %+v: want 4 increments", err, res.Failures, res.Charts)
 	}
 	cl, _ := kgo.NewClient(kgo.SeedBrokers(fc.ListenAddrs()...))
 	defer cl.Close()
@@ -112,8 +114,8 @@ func TestPartitionCreationGrow(t *testing.T) {
 			grown = len(d.Partitions)
 		}
 	}
-	if grown != 300 {
-		t.Errorf("the grown topic has %d partitions, want 300", grown)
+	if grown != 400 {
+		t.Errorf("the grown topic has %d partitions, want 400", grown)
 	}
 }
 
@@ -155,5 +157,29 @@ func TestPartitionCreationChecks(t *testing.T) {
 	env, _ := clockEnv(t, t.TempDir())
 	if _, err := Execute(context.Background(), s, env, nil); err == nil || !strings.Contains(err.Error(), "--cluster-dir") {
 		t.Errorf("an empty --cluster-dir: error %v, want one naming --cluster-dir", err)
+	}
+}
+
+func TestWarmUpSettled(t *testing.T) {
+	for _, tc := range []struct {
+		took []float64
+		want bool
+	}{
+		{nil, false},
+		{[]float64{1}, false},
+		{[]float64{1, 1}, false}, // one step proves too little
+		{[]float64{2.07, 1.39, 1.22}, false},
+		{[]float64{2.07, 1.39, 1.22, 1.26}, false}, // 1.22 was 12% faster than 1.39
+		{[]float64{2.07, 1.39, 1.22, 1.26, 1.34}, true},
+		{[]float64{2.94, 2.99, 2.64}, false}, // a slow second increment, then warming again
+		{[]float64{2.94, 2.99, 2.64, 1.70, 1.68}, false},
+		{[]float64{2.94, 2.99, 2.64, 1.70, 1.68, 1.66}, true},
+		{[]float64{1, 0.9, 0.81}, true}, // exactly 1-settle of the one before, twice
+		{[]float64{1, 0.9, 0.80}, false},
+		{[]float64{0.5, 0.7, 0.9}, true}, // slower: not speeding up
+	} {
+		if got := settled(tc.took, 0.1); got != tc.want {
+			t.Errorf("settled(%v, 0.1) = %v, want %v", tc.took, got, tc.want)
+		}
 	}
 }

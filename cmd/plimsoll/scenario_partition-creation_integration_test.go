@@ -37,15 +37,15 @@ func TestScenarioPartitionCreation(t *testing.T) {
 		for _, p := range pts {
 			t.Logf("%s: %g partitions: %.3f s %s", name, p.X, p.Y, p.Note)
 		}
-		if len(pts) != 3 || pts[2].X != 300 {
-			t.Fatalf("%s: points %+v: want 3 increments to 300 partitions", name, pts)
+		if len(pts) != 4 || pts[3].X != 400 {
+			t.Fatalf("%s: points %+v: want 4 increments to 400 partitions", name, pts)
 		}
 		if !risesOrHolds(pts) {
 			t.Errorf("%s: creation time per increment fell as partitions grew: %+v", name, pts)
 		}
 	}
 	if len(res.Failures) > 0 {
-		t.Errorf("failures %v: want none at 300 partitions", res.Failures)
+		t.Errorf("failures %v: want none at 400 partitions", res.Failures)
 	}
 	for _, f := range res.Findings {
 		t.Logf("finding %s: %.3g %s %s", f.Name, f.Value, f.Unit, f.Text)
@@ -55,12 +55,14 @@ func TestScenarioPartitionCreation(t *testing.T) {
 	}
 }
 
-// risesOrHolds is the sane shape of creation time against total partitions: the last increment
-// takes at least half as long as the first. Increments of 100 are a second or so, where the
-// host's noise is large; a halving would be a fall no noise measured here explains once the
-// scenario's warm-up (one increment) has taken the brokers' JVMs past their coldest first hundred
-// partitions (docs/scenarios.md: with a warm-up of 20, ZooKeeper's first increment took 3.8 s and
-// its last 1.5 in CI).
+// risesOrHolds is the sane shape of creation time against total partitions: the last two
+// increments take at least half as long as the first two, on the mean. Increments of 100 are a
+// second or so, where the host's noise is large: after the scenario's warm-up had settled, one
+// increment took from 0.52 to 1.22 times the time of the one two before it (three runs of this
+// test, three clusters each), and a fresh broker's JVM still speeds up slowly past its warm-up
+// (docs/scenarios.md). The means of two increments halve that spread's effect on the check,
+// while a fall to half would still fail it.
 func risesOrHolds(pts []results.Point) bool {
-	return pts[len(pts)-1].Y >= 0.5*pts[0].Y
+	n := len(pts)
+	return pts[n-1].Y+pts[n-2].Y >= 0.5*(pts[0].Y+pts[1].Y)
 }
