@@ -400,3 +400,18 @@ func TestHostSharedNote(t *testing.T) {
 		})
 	}
 }
+
+// TestCPUPerMessageLessJIT: a broker's CPU per message without its JIT compilers' share, only
+// where the trial read them.
+func TestCPUPerMessageLessJIT(t *testing.T) {
+	rf := cpuPerMessageLessJIT("broker 1")
+	tr := &results.Trial{CPU: map[string]float64{"broker 1": 0.7}, CompilerCPU: map[string]float64{"broker 1": 0.5}}
+	tr.ProducedMsgsPerSec = 100
+	if v, ok := rf.rep(tr); !ok || math.Abs(v-0.002) > 1e-12 {
+		t.Errorf("0.7 cores, 0.5 of them compiling, at 100 msgs/s: %g (%v), want 0.002 core-seconds a message", v, ok)
+	}
+	tr.CompilerCPU = nil
+	if v, ok := rf.rep(tr); ok {
+		t.Errorf("without the compilers' CPU: %g, want no figure", v)
+	}
+}

@@ -96,7 +96,7 @@ func runSources(a, b []*results.Trial) []runFigure {
 			latency(l.name, "p99.9", 0.999, l.hist, nil))
 	}
 	for _, p := range brokerProcesses(a, b) {
-		out = append(out, cpuPerMessage(p))
+		out = append(out, cpuPerMessage(p), cpuPerMessageLessJIT(p))
 	}
 	out = append(out, bytesPerMessage(), wireBytesPerMessage())
 	for _, k := range utilisationRows(a, b) {
@@ -179,6 +179,25 @@ func cpuPerMessage(process string) runFigure {
 		rep: func(t *results.Trial) (float64, bool) {
 			c, ok := t.CPU[process]
 			return c / t.ProducedMsgsPerSec, ok && t.ProducedMsgsPerSec > 0
+		},
+	}
+}
+
+// CPUPerMessageLessJIT names the figure of a broker's CPU per message without its JIT
+// compiler threads' share.
+const CPUPerMessageLessJIT = "CPU per message less JIT"
+
+// cpuPerMessageLessJIT is a broker's CPU per message without what its JIT compiler threads
+// used (results.Trial.CompilerCPU): a fresh broker's compilers take from 0.2 to 1 core for
+// minutes under load (docs/warmup.md), work a long-running broker has done, and by an amount
+// that differs from one start to the next. A run whose broker's threads were not read has none.
+func cpuPerMessageLessJIT(process string) runFigure {
+	return runFigure{
+		fig: Figure{Name: CPUPerMessageLessJIT, Subject: process, Unit: UnitCPUPerMsg},
+		rep: func(t *results.Trial) (float64, bool) {
+			c, ok := t.CPU[process]
+			jit, ok2 := t.CompilerCPU[process]
+			return (c - jit) / t.ProducedMsgsPerSec, ok && ok2 && t.ProducedMsgsPerSec > 0
 		},
 	}
 }

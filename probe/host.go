@@ -60,6 +60,11 @@ type ProcSample struct {
 	PID int `json:"pid"`
 	// CPU is CPU seconds per second (utime+stime): 1.0 is one core fully busy.
 	CPU Num `json:"cpu_cores"`
+	// Compiler is the part of CPU that a broker JVM's JIT compiler threads used
+	// (/proc/PID/task/TID/stat of the threads HotSpot names C1 and C2 CompilerThread), cores:
+	// work a freshly started JVM does for minutes and a long-running one has done (docs/warmup.md).
+	// Nil when not read (plimsoll itself, a process gone).
+	Compiler *Num `json:"compiler_cores,omitempty"`
 	// State is the proc(5) state letter: R running, S sleeping, D disk wait, T stopped (SIGSTOP),
 	// Z zombie; "" when the process is gone.
 	State   string `json:"state"`
@@ -238,6 +243,7 @@ func (h *hostReader) readProcesses(r *hostReading) {
 		if p, err := readPIDStat(h.fs, h.root, pid); err != nil {
 			r.brErr[id] = err.Error()
 		} else {
+			p.compilers = compilerTicks(h.fs, pid)
 			r.brokers[id] = &p
 		}
 		if !mineOK {
@@ -428,8 +434,31 @@ func procSample(prev, cur *pidStat, errText string, dt float64) ProcSample {
 	// A different start time is a different process behind a reused pid (a restarted broker).
 	if prev != nil && prev.starttime == cur.starttime {
 		s.CPU = urate(prev.utime+prev.stime, cur.utime+cur.stime, dt) / clockTicks
+		s.Compiler = compilerRate(prev.compilers, cur.compilers, dt)
 	}
 	return s
+}
+
+// compilerRate is the JIT compiler threads' CPU over the interval, cores: a thread seen at both
+// readings counts its difference, one started since counts all it used (its ticks began after
+// the first reading); one that ended meanwhile loses its last interval's share. Nil without
+// both readings.
+func compilerRate(prev, cur map[int]uint64, dt float64) *Num {
+	if prev == nil || cur == nil || dt <= 0 {
+		return nil
+	}
+	var ticks uint64
+	for tid, c := range cur {
+		p, ok := prev[tid]
+		switch {
+		case !ok:
+			ticks += c
+		case c >= p:
+			ticks += c - p
+		}
+	}
+	n := Num(float64(ticks) / clockTicks / dt)
+	return &n
 }
 
 func waitRate(prev, cur map[int]uint64, dt float64) Num {

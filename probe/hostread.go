@@ -51,6 +51,9 @@ type pidStat struct {
 	threads      int
 	starttime    uint64 // clock ticks after boot: a different value means a different process
 	rssPages     int64
+	// compilers is the CPU (utime+stime, clock ticks) of each of a JVM's JIT compiler threads,
+	// by thread id; nil when not read (plimsoll itself) or unreadable.
+	compilers map[int]uint64
 }
 
 // ifCounters are one interface's line of /proc/net/dev.
@@ -271,6 +274,30 @@ func taskWaits(fs procfs.FS, pid int) map[int]uint64 {
 		}
 	}
 	return w
+}
+
+// compilerThread is the start of the name (comm, cut to 15 bytes) HotSpot gives its JIT
+// compiler threads: "C1 CompilerThread0", "C2 CompilerThread1", ...
+func compilerThread(comm string) bool {
+	return strings.HasPrefix(comm, "C1 CompilerThre") || strings.HasPrefix(comm, "C2 CompilerThre")
+}
+
+// compilerTicks reads the CPU of pid's JIT compiler threads from /proc/PID/task/TID/stat, by
+// thread id (HotSpot starts and stops compiler threads as the work needs them); nil when the
+// threads cannot be listed.
+func compilerTicks(fs procfs.FS, pid int) map[int]uint64 {
+	threads, err := fs.AllThreads(pid)
+	if err != nil {
+		return nil
+	}
+	out := map[int]uint64{}
+	for _, t := range threads {
+		// An error is a thread that exited meanwhile.
+		if st, err := guard("task stat", t.Stat); err == nil && compilerThread(st.Comm) {
+			out[t.PID] = uint64(st.UTime) + uint64(st.STime)
+		}
+	}
+	return out
 }
 
 // netNamespace is the inode of pid's network namespace; false when it cannot be read.

@@ -3,8 +3,10 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -118,7 +120,7 @@ func TestReadPIDStat(t *testing.T) {
 			if err != nil && !errors.Is(err, ErrParse) {
 				t.Errorf("error %v does not wrap ErrParse", err)
 			}
-			if got != c.want {
+			if !reflect.DeepEqual(got, c.want) {
 				t.Errorf("got %+v, want %+v", got, c.want)
 			}
 		})
@@ -221,5 +223,52 @@ func TestWholeDisks(t *testing.T) {
 	}
 	if got, want := strings.Join(names, " "), "sda nvme0n1 mmcblk0 dm-0 vdb"; got != want {
 		t.Errorf("whole disks %q, want %q", got, want)
+	}
+}
+
+// TestCompilerTicks: the CPU of a JVM's JIT compiler threads, by thread id, from
+// /proc/PID/task/TID/stat; its other threads, and a thread whose stat cannot be read, left out.
+func TestCompilerTicks(t *testing.T) {
+	line := func(tid int, comm string, utime, stime int) string {
+		return fmt.Sprintf("%d (%s) S 1 1 1 0 -1 4194304 10 0 0 0 %d %d 0 0 20 0 37 0 12345 1000000 2048 18446744073709551615", tid, comm, utime, stime) + strings.Repeat(" 0", 28)
+	}
+	fs, _ := procTree(t, map[string]string{
+		"42/stat":         line(42, "java", 900, 100),
+		"42/task/42/stat": line(42, "java", 1, 1),
+		"42/task/43/stat": line(43, "C2 CompilerThre", 300, 20),
+		"42/task/44/stat": line(44, "C1 CompilerThre", 40, 2),
+		"42/task/45/stat": line(45, "data-plane-kafk", 500, 70),
+		"42/task/46/stat": "46 (C2 CompilerThre) S 1",
+	})
+	got := compilerTicks(fs, 42)
+	if want := map[int]uint64{43: 320, 44: 42}; !reflect.DeepEqual(got, want) {
+		t.Errorf("compilerTicks = %v, want %v", got, want)
+	}
+	if got := compilerTicks(fs, 7); got != nil {
+		t.Errorf("a process that is gone: %v, want nil", got)
+	}
+}
+
+func TestCompilerRate(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		prev, cur map[int]uint64
+		want      float64 // cores over 2 s; -1: nil
+	}{
+		{"both threads ran", map[int]uint64{1: 100, 2: 50}, map[int]uint64{1: 150, 2: 100}, 0.5},
+		{"a thread started meanwhile counts all its ticks", map[int]uint64{1: 100}, map[int]uint64{1: 150, 3: 30}, 0.4},
+		{"a thread that ended counts nothing", map[int]uint64{1: 100, 2: 50}, map[int]uint64{1: 150}, 0.25},
+		{"a counter that went back counts nothing", map[int]uint64{1: 100}, map[int]uint64{1: 90}, 0},
+		{"none idle", map[int]uint64{}, map[int]uint64{}, 0},
+		{"no first reading", nil, map[int]uint64{1: 1}, -1},
+		{"no second reading", map[int]uint64{1: 1}, nil, -1},
+	} {
+		got := compilerRate(c.prev, c.cur, 2)
+		switch {
+		case c.want < 0 && got != nil:
+			t.Errorf("%s: %v, want nil", c.name, *got)
+		case c.want >= 0 && (got == nil || math.Abs(float64(*got)-c.want) > 1e-9):
+			t.Errorf("%s: %v, want %g cores", c.name, got, c.want)
+		}
 	}
 }

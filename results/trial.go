@@ -26,6 +26,9 @@ type Trial struct {
 	// CPU is each process's mean CPU over the measured window, cores: "broker N" (local
 	// clusters) and "plimsoll".
 	CPU map[string]float64 `json:"cpu_cores,omitempty"`
+	// CompilerCPU is the part of CPU each local broker's JIT compiler threads used, cores ("broker
+	// N"); absent for a broker whose threads were not read, and in records from before it.
+	CompilerCPU map[string]float64 `json:"compiler_cores,omitempty"`
 	// Traffic is each broker's mean traffic over the measured window from Kafka's own metrics,
 	// bytes/s, for comparison with the model; empty without broker metrics.
 	Traffic []model.Measured `json:"broker_traffic,omitempty"`

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/plimsoll/plimsoll/compare"
@@ -19,5 +20,20 @@ func TestSharedHost(t *testing.T) {
 	c.Notes = c.Notes[1:]
 	if got := sharedHost(c); got != "" {
 		t.Errorf("without a shared-host note: %q", got)
+	}
+}
+
+// TestTLSCPULessJIT: the brokers' CPU per message leaves out their JIT compilers where both sides
+// have the figure, and falls back to the whole CPU (a record from before the compilers were read).
+func TestTLSCPULessJIT(t *testing.T) {
+	whole := []compare.Figure{{Name: "CPU per message", Subject: "broker 1", A: 0.006, B: 0.005}, {Name: "CPU per message", Subject: "broker 2", A: 0.001, B: 0.001}}
+	less := []compare.Figure{{Name: compare.CPUPerMessageLessJIT, Subject: "broker 1", A: 0.002, B: 0.003}, {Name: compare.CPUPerMessageLessJIT, Subject: "broker 2", A: 0.001, B: 0.002}}
+	a, b, _, counted := tlsCPU(&compare.Comparison{Figures: append(append([]compare.Figure{}, whole...), less...)})
+	if a != 0.003 || b != 0.005 || !strings.Contains(counted, "less their JIT compiler threads'") {
+		t.Errorf("with both figures: %g, %g (%s); want 0.003 and 0.005, the JIT left out", a, b, counted)
+	}
+	a, b, _, counted = tlsCPU(&compare.Comparison{Figures: whole})
+	if a != 0.007 || b != 0.006 || strings.Contains(counted, "JIT") {
+		t.Errorf("the whole CPU only: %g, %g (%s); want 0.007 and 0.006", a, b, counted)
 	}
 }

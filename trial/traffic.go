@@ -9,15 +9,22 @@ import (
 
 // processCPU is each process's mean CPU over the window, cores: the brokers' JVMs (local
 // clusters, use.CPU: a missing reading is left out, never counted as 0) and plimsoll itself (the
-// load generator's own figure).
-func processCPU(t *results.Trial, w *probe.Series) map[string]float64 {
-	out := map[string]float64{"plimsoll": t.Client.CPUShare * float64(t.Config.NumCPU)}
+// load generator's own figure); and the part of each broker's that its JIT compilers used.
+func processCPU(t *results.Trial, w *probe.Series) (cpu, compilers map[string]float64) {
+	cpu = map[string]float64{"plimsoll": t.Client.CPUShare * float64(t.Config.NumCPU)}
 	for _, p := range use.CPU(w) {
-		if p.Broker != 0 {
-			out[p.Process] = p.Cores
+		if p.Broker == 0 {
+			continue
+		}
+		cpu[p.Process] = p.Cores
+		if p.Compiler != nil {
+			if compilers == nil {
+				compilers = map[string]float64{}
+			}
+			compilers[p.Process] = *p.Compiler
 		}
 	}
-	return out
+	return cpu, compilers
 }
 
 // ModelCluster is the model's view of the cluster a trial ran on: brokers seen, the run's

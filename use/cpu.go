@@ -17,6 +17,9 @@ type ProcessCPU struct {
 	Cores float64 `json:"cores"`
 	// Samples counts those samples.
 	Samples int `json:"samples"`
+	// Compiler is the part of Cores a broker JVM's JIT compiler threads used, averaged over the
+	// samples that read both (probe.ProcSample.Compiler); nil when none did.
+	Compiler *float64 `json:"compiler_cores,omitempty"`
 }
 
 // CPU averages each process's CPU over the series: the local brokers' JVMs, by broker id, then
@@ -27,6 +30,7 @@ func CPU(s *probe.Series) []ProcessCPU {
 		return nil
 	}
 	sums, counts := map[int32]float64{}, map[int32]int{}
+	jit, jitN := map[int32]float64{}, map[int32]int{}
 	var self float64
 	selfN := 0
 	for x := range s.All() {
@@ -38,6 +42,10 @@ func CPU(s *probe.Series) []ProcessCPU {
 				sums[id] += float64(p.CPU)
 				counts[id]++
 			}
+			if p.CPU.OK() && p.Compiler != nil && p.Compiler.OK() {
+				jit[id] += float64(*p.Compiler)
+				jitN[id]++
+			}
 		}
 		if x.Host.Self.CPU.OK() {
 			self += float64(x.Host.Self.CPU)
@@ -46,7 +54,12 @@ func CPU(s *probe.Series) []ProcessCPU {
 	}
 	out := make([]ProcessCPU, 0, len(sums)+1)
 	for id, sum := range sums {
-		out = append(out, ProcessCPU{Process: fmt.Sprintf("broker %d", id), Broker: id, Cores: sum / float64(counts[id]), Samples: counts[id]})
+		pc := ProcessCPU{Process: fmt.Sprintf("broker %d", id), Broker: id, Cores: sum / float64(counts[id]), Samples: counts[id]}
+		if n := jitN[id]; n > 0 {
+			c := jit[id] / float64(n)
+			pc.Compiler = &c
+		}
+		out = append(out, pc)
 	}
 	slices.SortFunc(out, func(a, b ProcessCPU) int { return int(a.Broker) - int(b.Broker) })
 	if selfN > 0 {
