@@ -138,6 +138,19 @@ type hostReader struct {
 	selfPID int
 	brokers map[int32]int
 	sched   func() schedHist // Go scheduler latency histogram; nil in tests
+	// compilerTIDs caches, per broker pid, which of its threads are JIT compilers.
+	compilerTIDs map[int]map[int]bool
+}
+
+// threadsOf is pid's entry of the compiler-thread cache, made on first use.
+func (h *hostReader) threadsOf(pid int) map[int]bool {
+	if h.compilerTIDs == nil {
+		h.compilerTIDs = map[int]map[int]bool{}
+	}
+	if h.compilerTIDs[pid] == nil {
+		h.compilerTIDs[pid] = map[int]bool{}
+	}
+	return h.compilerTIDs[pid]
 }
 
 // newHostReader opens the proc tree at procRoot (and sysRoot, which procfs's block device
@@ -243,7 +256,7 @@ func (h *hostReader) readProcesses(r *hostReading) {
 		if p, err := readPIDStat(h.fs, h.root, pid); err != nil {
 			r.brErr[id] = err.Error()
 		} else {
-			p.compilers = compilerTicks(h.fs, pid)
+			p.compilers = compilerTicks(h.fs, pid, h.threadsOf(pid))
 			r.brokers[id] = &p
 		}
 		if !mineOK {

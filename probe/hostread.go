@@ -284,17 +284,37 @@ func compilerThread(comm string) bool {
 
 // compilerTicks reads the CPU of pid's JIT compiler threads from /proc/PID/task/TID/stat, by
 // thread id (HotSpot starts and stops compiler threads as the work needs them); nil when the
-// threads cannot be listed.
-func compilerTicks(fs procfs.FS, pid int) map[int]uint64 {
+// threads cannot be listed. known caches which thread ids are compilers (a thread keeps its
+// name), so that each second reads the names of new threads only and the stat of compilers
+// only: reading every thread's stat took 3.5 ms a second for a broker's 109 threads.
+func compilerTicks(fs procfs.FS, pid int, known map[int]bool) map[int]uint64 {
 	threads, err := fs.AllThreads(pid)
 	if err != nil {
 		return nil
 	}
 	out := map[int]uint64{}
+	seen := make(map[int]bool, len(threads))
 	for _, t := range threads {
-		// An error is a thread that exited meanwhile.
-		if st, err := guard("task stat", t.Stat); err == nil && compilerThread(st.Comm) {
+		seen[t.PID] = true
+		compiler, ok := known[t.PID]
+		if !ok {
+			comm, err := guard("task comm", t.Comm)
+			if err != nil {
+				continue // exited meanwhile
+			}
+			compiler = compilerThread(comm)
+			known[t.PID] = compiler
+		}
+		if !compiler {
+			continue
+		}
+		if st, err := guard("task stat", t.Stat); err == nil {
 			out[t.PID] = uint64(st.UTime) + uint64(st.STime)
+		}
+	}
+	for tid := range known {
+		if !seen[tid] {
+			delete(known, tid)
 		}
 	}
 	return out

@@ -239,12 +239,21 @@ func TestCompilerTicks(t *testing.T) {
 		"42/task/44/stat": line(44, "C1 CompilerThre", 40, 2),
 		"42/task/45/stat": line(45, "data-plane-kafk", 500, 70),
 		"42/task/46/stat": "46 (C2 CompilerThre) S 1",
+		"42/task/42/comm": "java\n",
+		"42/task/43/comm": "C2 CompilerThre\n",
+		"42/task/44/comm": "C1 CompilerThre\n",
+		"42/task/45/comm": "data-plane-kafk\n",
+		"42/task/46/comm": "C2 CompilerThre\n",
 	})
-	got := compilerTicks(fs, 42)
+	known := map[int]bool{99: true} // a thread that has exited since
+	got := compilerTicks(fs, 42, known)
 	if want := map[int]uint64{43: 320, 44: 42}; !reflect.DeepEqual(got, want) {
 		t.Errorf("compilerTicks = %v, want %v", got, want)
 	}
-	if got := compilerTicks(fs, 7); got != nil {
+	if want := map[int]bool{42: false, 43: true, 44: true, 45: false, 46: true}; !reflect.DeepEqual(known, want) {
+		t.Errorf("the cache of compiler threads: %v, want %v", known, want)
+	}
+	if got := compilerTicks(fs, 7, map[int]bool{}); got != nil {
 		t.Errorf("a process that is gone: %v, want nil", got)
 	}
 }
