@@ -27,7 +27,8 @@ func (o Outcome) Err() error { return cmp.Or(o.Join, o.Run, o.Flush) }
 type RunFunc func(ctx context.Context, i int, w *fleet.Worker, opts loadgen.Options) (*loadgen.Result, error)
 
 // StartWorkers starts p's workers as goroutines against c: each joins the run, runs its share
-// with run (nil: loadgen.Run against c) and flushes its reports. wait waits for all of them and
+// with run (nil: loadgen.Run against c) and flushes its reports, unless its run failed with its
+// coordinator gone, as `plimsoll worker` does (work). wait waits for all of them and
 // returns each one's outcome.
 func StartWorkers(ctx context.Context, c *kfake.Cluster, p fleet.Plan, limits fleet.Limits, run RunFunc) (wait func() []Outcome) {
 	if run == nil {
@@ -44,7 +45,10 @@ func StartWorkers(ctx context.Context, c *kfake.Cluster, p fleet.Plan, limits fl
 	return func() []Outcome { wg.Wait(); return outs }
 }
 
-// work is worker i's part: it joins, runs its share and flushes.
+// work is worker i's part: it joins, runs its share and flushes. A run that failed with the
+// coordinator gone is not flushed, as `plimsoll worker` does not flush it: the coordinator has
+// deleted the results topic, and franz-go keeps records for a deleted topic until its unknown
+// topic retries (4) at the metadata's minimum age (5 s) have passed, 20 s; Close drops them.
 func work(ctx context.Context, c *kfake.Cluster, p fleet.Plan, i int, limits fleet.Limits, run RunFunc) (o Outcome) {
 	j := fleet.Joining{RunID: p.RunID, Index: i, Version: p.Version, Host: "test"}
 	w, err := fleet.Join(ctx, seeds(c), j, fleet.WallClock, limits)
@@ -56,6 +60,9 @@ func work(ctx context.Context, c *kfake.Cluster, p fleet.Plan, i int, limits fle
 	opts := w.RunOptions()
 	opts.DrainTimeout = 10 * time.Second
 	o.Result, o.Run = run(ctx, i, w, opts)
+	if o.Run != nil && w.Err() != nil {
+		return o
+	}
 	o.Flush = w.Flush(ctx)
 	return o
 }
