@@ -20,6 +20,9 @@ type collector struct {
 	msgBytes int
 	target   float64
 	base     int64 // clock time of the producers' start; timeline t counts from it
+	// warmEnd is the clock time the warm-up ends (0: not known), for the phases of the seconds
+	// a late tick feeds (fillPhase).
+	warmEnd int64
 
 	// measured-window totals
 	pub, e2e, sched, ack *hdr.Hist

@@ -263,6 +263,7 @@ func (r *runner) launch(ctx context.Context) (*execution, error) {
 	}
 	x.col = newCollector(x.run, x.c.prods, x.c.cons, x.c.groups, r.payloads.size, r.share.rate(spec), x.t0)
 	x.col.log.Start = time.Unix(0, x.wallBase+x.t0)
+	x.col.warmEnd = x.warmEnd
 	x.col.log.SpillDir = opts.SpillDir
 	x.col.feeding = opts.Feed.Second != nil
 	if opts.SpillDir != "" {

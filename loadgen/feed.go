@@ -3,6 +3,7 @@ package loadgen
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/plimsoll/plimsoll/loadgen/hdr"
 	"github.com/plimsoll/plimsoll/loadgen/ledger"
@@ -89,7 +90,7 @@ func (c *collector) feedSeconds(k counters, phase string, flight int64, backlogs
 				return // a gap: the receiver sees the second missing
 			}
 		}
-		c.fed = append(c.fed, FeedSecond{Index: i, Phase: phase, InFlight: flight, Backlog: slices.Clone(backlogs),
+		c.fed = append(c.fed, FeedSecond{Index: i, Phase: c.fillPhase(c.base+int64(i)*int64(time.Second), phase), InFlight: flight, Backlog: slices.Clone(backlogs),
 			Publish: c.empty, EndToEnd: c.empty, ScheduleDelay: c.empty})
 	}
 	acked := k.acked - c.last.acked
@@ -100,6 +101,33 @@ func (c *collector) feedSeconds(k counters, phase string, flight int64, backlogs
 		Publish: hists[0], EndToEnd: hists[1], ScheduleDelay: hists[2],
 	})
 	c.fedIndex = idx
+}
+
+// phaseRank orders the phases as a run passes them.
+var phaseRank = map[string]int{PhaseWarmup: 0, PhaseBacklog: 1, PhaseMeasure: 2, PhaseDrain: 3}
+
+// fillPhase is the phase of a second a late tick feeds empty, the second ending at end: the
+// phase the run was in by the clock, a boundary at the second's very end counted in the second
+// before it (as fleet.Plan.PhaseOf counts it), and never later than late, the tick's own phase.
+// Labelling it with the tick's phase instead put a stalled worker's warm-up seconds in the
+// window, and the coordinator refuses to merge seconds of two phases.
+func (c *collector) fillPhase(end int64, late string) string {
+	ph := late
+	ms, me := c.run.measureStart.Load(), c.run.measureEnd.Load()
+	switch {
+	case c.warmEnd > 0 && end <= c.warmEnd:
+		ph = PhaseWarmup
+	case ms > c.warmEnd && end <= ms: // a backlog built before the window
+		ph = PhaseBacklog
+	case me > 0 && end <= me:
+		ph = PhaseMeasure
+	case me > 0:
+		ph = PhaseDrain
+	}
+	if phaseRank[ph] > phaseRank[late] {
+		return late
+	}
+	return ph
 }
 
 // feedFinal is the run's final report: the Result's counts and window histograms, and each

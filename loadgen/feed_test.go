@@ -113,6 +113,7 @@ func TestFeedLate(t *testing.T) {
 	col := newCollector(p.run, []*producer{p}, nil, []*group{g}, 100, 1000, 0)
 	col.feeding = true
 	const s = int64(time.Second)
+	p.run.measureEnd.Store(s) // the window ended at 1 s: every second after it is the drain's
 	col.tick(s+2e6, PhaseDrain)
 	p.sentAll.Add(5)
 	p.ackedAll.Add(5)
@@ -133,5 +134,42 @@ func TestFeedLate(t *testing.T) {
 	}
 	if !slices.Equal(idx, []int{2, 3, 4}) || sent != 5 {
 		t.Errorf("fed seconds %v sending %d; want 2 and 3 empty, then 4 with the 5 sent", idx, sent)
+	}
+}
+
+// TestFeedLateAcrossPhases: the seconds a late tick feeds empty carry the phase the run was in
+// by the clock (a boundary at a second's end counted in that second, as fleet.Plan.PhaseOf
+// does), not the late tick's: a worker stalled across its warm-up's end must not report
+// warm-up seconds as the window's, which the coordinator would refuse to merge.
+func TestFeedLateAcrossPhases(t *testing.T) {
+	const s = int64(time.Second)
+	for _, tc := range []struct {
+		name       string
+		ms, me     int64 // the window's start and end; 0: not known yet
+		late       string
+		wantPhases []string // of seconds 2, 3, 4, 5 (the late tick's)
+	}{
+		{"warm-up to the window", 2 * s, 6 * s, PhaseMeasure, []string{PhaseWarmup, PhaseMeasure, PhaseMeasure, PhaseMeasure}},
+		{"warm-up through the window to the drain", 2 * s, 3 * s, PhaseDrain, []string{PhaseWarmup, PhaseMeasure, PhaseDrain, PhaseDrain}},
+		{"a backlog before the window", 3 * s, 9 * s, PhaseMeasure, []string{PhaseWarmup, PhaseBacklog, PhaseMeasure, PhaseMeasure}},
+		{"a backlog still building", 0, 0, PhaseBacklog, []string{PhaseWarmup, PhaseBacklog, PhaseBacklog, PhaseBacklog}},
+		{"never after the tick's own phase", 2 * s, 3 * s, PhaseMeasure, []string{PhaseWarmup, PhaseMeasure, PhaseMeasure, PhaseMeasure}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := testProducer(t, 16)
+			p.run.measureStart.Store(tc.ms)
+			p.run.measureEnd.Store(tc.me)
+			col := newCollector(p.run, []*producer{p}, nil, nil, 100, 1000, 0)
+			col.feeding, col.warmEnd = true, 2*s
+			col.tick(s+2e6, PhaseWarmup)
+			col.tick(5*s+50e6, tc.late) // the loop woke 4.05 s after the previous tick
+			var got []string
+			for _, f := range col.fed {
+				got = append(got, f.Phase)
+			}
+			if !slices.Equal(got, tc.wantPhases) {
+				t.Errorf("phases of seconds 2-5 %v, want %v", got, tc.wantPhases)
+			}
+		})
 	}
 }
