@@ -20,11 +20,13 @@ import (
 )
 
 // TestLimitSearchAndResume runs a short search with the real binary, kills it after its first
-// finished trial, resumes it, and checks the boundary and the report. It searches 1 KB and 2 KB
-// from --start-rate 10,000 msgs/s, near where this host's shared cluster has put the 1 KB
-// boundary (13,454 safe, 16,000 overloaded): with 100 B and 1 KB from the default 1 MB/s start
-// it took 12 to 23 trials (161 to 330 s), as 100 B's ceiling and SLO limit sometimes part and
-// 1 KB then climbed from 100 B's boundary at equal bytes/s.
+// finished trial, resumes it, and checks the boundary and the report. It searches 1 KB from
+// --start-rate 10,000 msgs/s, near where this host's shared cluster puts its boundary (5,917 to
+// 7,692 safe over the last three clean clones). One size: a second (2 KB, climbing from 1 KB's
+// boundary at equal bytes/s) took 5 to 9 trials more, 128 to 218 s for the test in all, and
+// added nothing the limit package's TestResume (every interruption point of searches over
+// several sizes) and the message-overhead scenario's searches over two sizes on the real
+// cluster (TestNICVerdicts) do not check.
 func TestLimitSearchAndResume(t *testing.T) {
 	up(t)
 	bin, err := filepath.Abs("../../bin/plimsoll")
@@ -35,7 +37,7 @@ func TestLimitSearchAndResume(t *testing.T) {
 		t.Skipf("%s not built (make test builds it): %v", bin, err)
 	}
 	out := t.TempDir()
-	args := []string{"limit", "--cluster-dir", clusterDir, "--message-sizes", "1000,2000", "--start-rate", "10000", "--tolerance", "0.3",
+	args := []string{"limit", "--cluster-dir", clusterDir, "--message-sizes", "1000", "--start-rate", "10000", "--tolerance", "0.3",
 		"--trial-duration", "6s", "--warmup", "3s", "--out", out, "--drain-timeout", "10s"}
 
 	// First run: killed once a trial has been stored.
@@ -71,8 +73,8 @@ func TestLimitSearchAndResume(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the results file does not load: %v", err)
 	}
-	if len(sf.Points) != 2 || sf.Recommendation == nil {
-		t.Fatalf("%d boundary points (want 2), recommendation %v:\n%s", len(sf.Points), sf.Recommendation, stdoutB)
+	if len(sf.Points) != 1 || sf.Recommendation == nil {
+		t.Fatalf("%d boundary points (want 1), recommendation %v:\n%s", len(sf.Points), sf.Recommendation, stdoutB)
 	}
 	for _, p := range sf.Points {
 		for _, l := range []struct {
