@@ -40,6 +40,7 @@ func init() {
 			{Name: "warmup", Short: "3s", Full: "4s", Doc: "each run's or trial's warm-up"},
 			{Name: "tolerance", Short: "0.1", Full: "0.05", Doc: "method limit: the search's --tolerance"},
 		},
+		Load:  true,
 		Check: checkFanout,
 		Run:   runFanout,
 	})
@@ -79,7 +80,7 @@ func checkFanout(_ context.Context, env *Env, p Params) error {
 		if err := localkafka.CheckNIC(); err != nil {
 			return fmt.Errorf("the network must bind, so the scenario's cluster needs emulated NICs: %w", err)
 		}
-		return nil
+		return checkDefaultPartitions(env, defaultBrokers)
 	}
 	st, err := openCluster(env.ClusterDir)
 	if err != nil {
@@ -88,7 +89,7 @@ func checkFanout(_ context.Context, env *Env, p Params) error {
 	if st.NIC <= 0 {
 		return fmt.Errorf("--cluster-dir %s runs on loopback, where the network never binds: give a cluster started with --nic (plimsoll cluster up --nic 16Mbit/s), or leave --cluster-dir out", env.ClusterDir)
 	}
-	return nil
+	return checkDefaultPartitions(env, len(st.Brokers))
 }
 
 // fanPoint is what one consumer group count measured.
@@ -150,7 +151,10 @@ func modelBottleneck(c model.Cluster, g int) string {
 }
 
 func measureFanout(ctx context.Context, env *Env, p Params, dir string, c model.Cluster, g, size int) (fanPoint, error) {
-	common := []string{"--cluster-dir", dir, "--consumer-groups", strconv.Itoa(g), "--slo-p99", "0"}
+	// With --local-workers, N producers and N consumers a group: the rate the links carry to
+	// each group is set by the bytes per message and the groups, not by how many clients share it.
+	common := append([]string{"--cluster-dir", dir, "--consumer-groups", strconv.Itoa(g), "--slo-p99", "0"},
+		env.workerClients("producers", "consumers-per-group")...)
 	if p["method"] == "limit" {
 		return fanoutSearch(ctx, env, p, g, size, common)
 	}

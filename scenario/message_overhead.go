@@ -46,6 +46,7 @@ func init() {
 			{Name: "tolerance", Short: "0.01", Full: "0.01", Doc: "each search stops when its ok and overloaded rates are this share apart"},
 			{Name: "nic", Short: "16Mbit/s", Full: "16Mbit/s", Doc: "each broker's emulated NIC when the scenario starts its own cluster (with --cluster-dir, that cluster's)"},
 		},
+		Load:  true,
 		Check: checkMessageOverhead,
 		Run:   runMessageOverhead,
 	})
@@ -98,11 +99,16 @@ func moParse(p Params) (moConfig, error) {
 	return c, nil
 }
 
-// checkMessageOverhead wants its parameters right and a network that can bind: the given
-// cluster's emulated NICs, or the means to make them (root, ip, tc) for a cluster of its own.
+// checkMessageOverhead wants its parameters right, its one producer (no more than one local
+// worker), and a network that can bind: the given cluster's emulated NICs, or the means to make
+// them (root, ip, tc) for a cluster of its own.
 func checkMessageOverhead(_ context.Context, env *Env, p Params) error {
 	if _, err := moParse(p); err != nil {
 		return err
+	}
+	if env.LocalWorkers > 1 {
+		return fmt.Errorf("--local-workers %d: message-overhead's searches run one producer, whose batches set the wire bytes per message the scenario measures; "+
+			"%d workers need %d producers, whose smaller batches would change that figure: leave --local-workers out (or give 1)", env.LocalWorkers, env.LocalWorkers, env.LocalWorkers)
 	}
 	if env.ClusterDir != "" {
 		c, _, err := nicRate(env.ClusterDir)

@@ -46,6 +46,7 @@ func init() {
 			{Name: "warmup", Short: "2s", Full: "10s", Doc: "each run's warm-up"},
 			{Name: "min-free-disk", Short: "1GB", Full: "20GB", Doc: "free space the runs' data need on the cluster's disk (each run's topic is deleted after it)"},
 		},
+		Load:  true,
 		Check: checkPartitionsThroughput,
 		Run:   runPartitionsThroughput,
 	})
@@ -117,6 +118,9 @@ func checkPartitionsThroughput(_ context.Context, env *Env, p Params) error {
 			return err
 		}
 	}
+	if err := ptCheckWorkers(env, p, pl); err != nil {
+		return err
+	}
 	for _, name := range []string{"duration", "warmup"} {
 		if _, err := p.Duration(name); err != nil {
 			return err
@@ -135,6 +139,19 @@ func checkPartitionsThroughput(_ context.Context, env *Env, p Params) error {
 		return err
 	}
 	return checkFreeDisk(disk, p["min-free-disk"])
+}
+
+// ptCheckWorkers: with --local-workers N every run needs N producers and its topic N
+// partitions (no consumers run). Both are the scenario's own parameters, raised by the user, not
+// by the scenario: the producers' count and the partition counts are what it measures against.
+func ptCheckWorkers(env *Env, p Params, pl ptPlan) error {
+	producers, _ := p.Int("producers")
+	n := env.LocalWorkers
+	if err := checkWorkerShare(env, producers, "producers", fmt.Sprintf("raise --set producers=%d", n)); err != nil {
+		return err
+	}
+	return checkWorkerShare(env, pl.counts[0], "partitions in the smallest topic",
+		fmt.Sprintf("give every count at least %d partitions (--set leaders-per-broker=, each x %d brokers, and --set total-partitions=)", n, pl.brokers))
 }
 
 // readMapCount is this host's vm.max_map_count.

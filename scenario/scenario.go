@@ -41,6 +41,10 @@ type Scenario struct {
 	// Check verifies the preconditions (root for NICs, sysctl values, disk space) before anything
 	// is created; its error says what is missing and how to fix it.
 	Check func(ctx context.Context, env *Env, p Params) error
+	// Load marks a scenario whose steps generate load (plimsoll run, limit, or compare of
+	// either): only such a scenario takes --local-workers (Env.LocalWorkers); its Check refuses a
+	// count its steps cannot share among that many workers.
+	Load bool
 	// Run measures. It fills the charts, findings and failures of the result it returns; the
 	// caller (Execute) fills the name, mode, params, times and commands.
 	Run func(ctx context.Context, env *Env, p Params) (results.Scenario, error)
@@ -86,6 +90,10 @@ type Env struct {
 	// ClusterDir is a local cluster (plimsoll cluster up) to run on; empty means the scenario
 	// starts what it needs below Out and stops it when done.
 	ClusterDir string
+	// LocalWorkers, when above 0, spreads each load step's load over that many local worker
+	// processes: Plimsoll adds --local-workers N to every run and limit, also after compare's
+	// "--" (docs/scenarios.md, "Spreading a scenario's load over local workers").
+	LocalWorkers int
 	// Exec runs one plimsoll command in this process and returns its exit code; its output goes
 	// to Log. The command line (cmd/plimsoll) supplies it.
 	Exec func(ctx context.Context, args ...string) (int, error)
@@ -109,8 +117,10 @@ func (e *Env) leaving(what string) (done func()) {
 
 // Plimsoll runs one plimsoll command and records it; dir, if not empty, is the command's output
 // directory relative to Out, and is passed as --out, before a "--" if args have one (compare
-// --a/--b takes the command its repetitions run after it, and sets their --out itself).
+// --a/--b takes the command its repetitions run after it, and sets their --out itself). With
+// LocalWorkers, a load-generating command gets --local-workers (withLocalWorkers).
 func (e *Env) Plimsoll(ctx context.Context, dir string, args ...string) (int, error) {
+	args = e.withLocalWorkers(args)
 	if dir != "" {
 		out := []string{"--out", filepath.Join(e.Out, dir)}
 		at := slices.Index(args, "--")
@@ -143,6 +153,9 @@ func (e *CheckError) Unwrap() error { return e.Err }
 // overrides (--set name=value), writing its record to Out's results file. An error from the
 // check is returned before anything is created.
 func Execute(ctx context.Context, s Scenario, env *Env, set map[string]string) (results.Scenario, error) {
+	if err := checkLoad(s, env); err != nil {
+		return results.Scenario{}, err
+	}
 	p, err := Resolve(s, env.Mode, set)
 	if err != nil {
 		return results.Scenario{}, err
@@ -155,6 +168,7 @@ func Execute(ctx context.Context, s Scenario, env *Env, set map[string]string) (
 	res.Name, res.Title, res.Mode, res.Params = s.Name, s.Title, string(env.Mode), p
 	res.Started, res.Finished, res.Commands, res.Sources = started, env.Now(), env.commands, s.Sources
 	res.Interrupted = ctx.Err() != nil
+	noteWorkers(&res, env)
 	if werr := results.Append(filepath.Join(env.Out, results.ScenarioFile), results.KindScenario, s.Name, res); werr != nil && err == nil {
 		err = werr
 	}

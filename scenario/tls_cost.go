@@ -14,6 +14,7 @@ import (
 	"github.com/plimsoll/plimsoll/compare"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/units"
+	"github.com/plimsoll/plimsoll/workload"
 )
 
 // tlsSource is seed 002's encryption experiment: on AWS R6g (Graviton2) with Java 11,
@@ -52,6 +53,7 @@ func init() {
 			{Name: "tolerance", Short: "0.1", Full: "0.1", Doc: "each limit search stops when its ok and overloaded rates are this share apart"},
 			{Name: "nic", Short: "none", Full: "none", Doc: "each arm's cluster behind emulated NICs of this rate, e.g. 1Gbit/s (root; compare's nic=), so that TLS's cost is measured where the network binds; none: loopback"},
 		},
+		Load:  true,
 		Check: checkTLSCost,
 		Run:   runTLSCost,
 	})
@@ -140,13 +142,36 @@ func tlsLimit(v string, listeners []string) (map[string]bool, error) {
 // checkTLSCost wants its parameters right and no --cluster-dir: each arm runs on a cluster of
 // its own, started with that listener, as compare --a/--b does.
 func checkTLSCost(_ context.Context, env *Env, p Params) error {
-	if _, err := tlsParse(p); err != nil {
+	cfg, err := tlsParse(p)
+	if err != nil {
 		return err
 	}
 	if env.ClusterDir != "" {
 		return fmt.Errorf("--cluster-dir %s: tls-cost starts a fresh cluster per arm and repetition, each with its listener (compare --a/--b); leave out --cluster-dir", env.ClusterDir)
 	}
-	return nil
+	return tlsCheckWorkers(env, cfg)
+}
+
+// tlsCheckWorkers: with --local-workers N, no SASL_SSL arm (compare keeps each arm's random
+// SCRAM password in its own process, and a local worker reads its password from an environment
+// variable only), N limit producers when a boundary is searched, and N partitions per topic.
+// The fixed-rate runs get N producers and N consumers (Env.workerClients).
+func tlsCheckWorkers(env *Env, cfg tlsConfig) error {
+	n := env.LocalWorkers
+	if n == 0 {
+		return nil
+	}
+	if slices.Contains(cfg.listeners, "sasl_ssl") {
+		return fmt.Errorf("--local-workers %d with listeners=%s: a SASL_SSL arm's SCRAM password lives in compare's process, which its local workers cannot read; "+
+			"give --set listeners=ssl (and limit=ssl or none), or leave --local-workers out", n, strings.Join(cfg.listeners, ","))
+	}
+	if len(cfg.limit) > 0 {
+		if err := checkWorkerShare(env, cfg.limitProducers, "limit producers", fmt.Sprintf("raise --set limit-producers=%d", n)); err != nil {
+			return err
+		}
+	}
+	return checkWorkerShare(env, workload.DefaultPartitionsPerBroker*cfg.brokers, "partitions per topic (plimsoll's default, 10 a broker)",
+		fmt.Sprintf("raise --set brokers=%d", (n+workload.DefaultPartitionsPerBroker-1)/workload.DefaultPartitionsPerBroker))
 }
 
 // tlsArm is the arm spec of a listener ("plaintext" or one of tlsListeners) on this config.
@@ -176,12 +201,14 @@ func runTLSCost(ctx context.Context, env *Env, p Params) (results.Scenario, erro
 		}
 		run := []string{"run", "--rate", strconv.FormatFloat(cfg.rate, 'f', -1, 64), "--message-size", strconv.Itoa(cfg.size),
 			"--duration", cfg.duration.String(), "--warmup", cfg.warmup.String(), "--slo-p99", "0", "--drain-timeout", "10s"}
+		run = append(run, env.workerClients("producers", "consumers-per-group")...)
 		c, err := tlsCompare(ctx, env, cfg, l, "run-"+l, run)
 		t.add(l, "run", c, err)
 		if cfg.limit[l] && ctx.Err() == nil {
 			lim := []string{"limit", "--message-sizes", strconv.Itoa(cfg.size), "--producers", strconv.Itoa(cfg.limitProducers), "--slo-p99", "0",
 				"--tolerance", strconv.FormatFloat(cfg.tolerance, 'f', -1, 64),
 				"--trial-duration", cfg.trial.String(), "--warmup", cfg.warmup.String(), "--no-hold", "--no-report"}
+			lim = append(lim, env.workerClients("consumers-per-group")...)
 			c, err := tlsCompare(ctx, env, cfg, l, "limit-"+l, lim)
 			t.add(l, "limit", c, err)
 		}
