@@ -149,6 +149,14 @@ var badInputs = []badInput{
 		want: []string{"--bootstrap without --metrics-url"}},
 	{what: "watch: a CPU ceiling above 100%", args: []string{"watch", "--host-busy", "1.5", "--cluster-dir", "DIR/cluster"}, code: ExitUsage,
 		want: []string{"--host-busy 1.5: give a share between 0 and 1"}},
+	{what: "scenario: --local-workers on a scenario that drives no load", args: []string{"scenario", "run", "reassignment", "--local-workers", "2", "--out", "DIR/out"},
+		code: ExitUsage, want: []string{"--local-workers 2: scenario reassignment drives no load", "leave --local-workers out"}},
+	{what: "scenario: more local workers than its producers", args: []string{"scenario", "run", "partitions-throughput", "--mode", "short", "--local-workers", "5", "--out", "DIR/out"},
+		code: ExitUsage, want: []string{"--local-workers 5: the steps run 4 producers", "raise --set producers=5"}},
+	{what: "scenario: local workers where clients set the measure", args: []string{"scenario", "run", "message-overhead", "--local-workers", "2", "--out", "DIR/out"},
+		code: ExitUsage, want: []string{"message-overhead's searches run one producer", "leave --local-workers out"}},
+	{what: "scenario: --workers", args: []string{"scenario", "run", "partitions-throughput", "--workers", "2", "--out", "DIR/out"},
+		code: ExitUsage, want: []string{"--workers: scenario run takes no workers you start", "--local-workers 2"}},
 }
 
 // runArgs is `run` against a closed port, plus args, with --out DIR/out unless args set --out.

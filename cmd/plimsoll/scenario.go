@@ -64,6 +64,9 @@ type scenarioFlags struct {
 	mode, clusterDir, out string
 	set                   []string
 	output                *outputMode
+	// localWorkers spreads each load step over that many local workers (scenario.Env's
+	// LocalWorkers); workers is the --workers scenario run refuses.
+	localWorkers, workers int
 }
 
 func newScenarioRunCmd() *cobra.Command {
@@ -80,7 +83,8 @@ scenario starts the cluster it needs below --out and stops it when it ends. Step
 recorded as data; the exit code is 1 only when nothing was measured.`,
 		Example: `  plimsoll scenario run message-overhead --mode short --out mo1
   plimsoll scenario run tls-cost --set repeat=3 --out tls1
-  plimsoll scenario run message-overhead --cluster-dir /tmp/nic-cluster --out mo2`,
+  plimsoll scenario run message-overhead --cluster-dir /tmp/nic-cluster --out mo2
+  plimsoll scenario run partitions-throughput --mode short --local-workers 2 --out pt1`,
 		Args:              argsNamed(1, "NAME", "a scenario's name (plimsoll scenario list)"),
 		ValidArgsFunction: completeScenarioNames,
 		RunE:              func(cmd *cobra.Command, args []string) error { return sf.run(cmd, args[0]) },
@@ -90,6 +94,9 @@ recorded as data; the exit code is 1 only when nothing was measured.`,
 	f.StringArrayVar(&sf.set, "set", nil, "`NAME=VALUE`: a parameter's value instead of its mode's (repeatable; plimsoll scenario list names them)")
 	f.StringVar(&sf.clusterDir, "cluster-dir", "", "`DIR` of a running local cluster (plimsoll cluster up) to run on; without it the scenario starts its own below --out")
 	f.StringVar(&sf.out, "out", "", "`DIR` for the record (results.jsonl), each step's results, scenario.log and index.html; new or empty")
+	f.IntVar(&sf.localWorkers, "local-workers", 0, "spread each load step (run, limit, compare's repetitions) over `N` plimsoll worker child processes of this binary; scenarios that drive no load refuse it (docs/scenarios.md)")
+	f.IntVar(&sf.workers, "workers", 0, "not taken: a scenario starts its own clusters; use --local-workers")
+	_ = f.MarkHidden("workers")
 	sf.output = addOutputFlags(cmd, "the scenario's record as stored in results.jsonl (results.Scenario)")
 	_ = cmd.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions([]string{string(scenario.Short), string(scenario.Full)}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("set", completeScenarioParams)
@@ -107,7 +114,7 @@ func (sf *scenarioFlags) run(cmd *cobra.Command, name string) error {
 	defer cancel()
 	log := &lazyLog{path: filepath.Join(sf.out, "scenario.log")}
 	defer log.Close()
-	env := &scenario.Env{Out: sf.out, Mode: scenario.Mode(sf.mode), ClusterDir: sf.clusterDir,
+	env := &scenario.Env{Out: sf.out, Mode: scenario.Mode(sf.mode), ClusterDir: sf.clusterDir, LocalWorkers: sf.localWorkers,
 		Log: io.MultiWriter(stderr, log), Now: time.Now, Exec: log.exec, Leaving: hub.leaving}
 	res, err := scenario.Execute(ctx, s, env, set)
 	var ce *scenario.CheckError
@@ -123,11 +130,16 @@ func (sf *scenarioFlags) run(cmd *cobra.Command, name string) error {
 	return scenarioExit(ctx, err, &res, sf.out)
 }
 
-// check refuses bad input before anything exists: the name, --mode, --set, --out, --cluster-dir.
+// check refuses bad input before anything exists: the name, --workers, --mode, --set, --out,
+// --cluster-dir (--local-workers is the scenario's to check: scenario.Execute).
 func (sf *scenarioFlags) check(name string) (scenario.Scenario, map[string]string, error) {
 	s, err := scenario.Lookup(name)
 	if err != nil {
 		return s, nil, usageErr(err)
+	}
+	if sf.workers != 0 {
+		return s, nil, usageErrf("--workers: scenario run takes no workers you start: a scenario starts its own clusters (or runs on --cluster-dir's) and its steps' runs, "+
+			"which such workers could not join; spread its load over children of this plimsoll with --local-workers %d", sf.workers)
 	}
 	set := map[string]string{}
 	for _, kv := range sf.set {

@@ -104,6 +104,9 @@ func TestScenarioExitCodes(t *testing.T) {
 		{"precondition", []string{"cmd-refused", "--out", "OUT"}, ExitUsage, "cannot run here: vm.max_map_count"},
 		{"nothing measured", []string{"cmd-empty", "--out", "OUT"}, ExitError, "measured nothing: nothing to read"},
 		{"two arguments", []string{"cmd-ok", "cmd-ok", "--out", "OUT"}, ExitUsage, "takes NAME, got 2"},
+		{"--local-workers without load", []string{"cmd-ok", "--local-workers", "2", "--out", "OUT"}, ExitUsage, "scenario cmd-ok drives no load"},
+		{"--local-workers below 0", []string{"cmd-ok", "--local-workers", "-1", "--out", "OUT"}, ExitUsage, "--local-workers -1: give a number of workers"},
+		{"--workers", []string{"cmd-ok", "--workers", "3", "--out", "OUT"}, ExitUsage, "scenario run takes no workers you start"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -154,5 +157,32 @@ func TestScenarioList(t *testing.T) {
 	comp, _, _ = runCLI(t, "__complete", "scenario", "run", "cmd-list", "--set", "")
 	if !strings.Contains(comp, "size=\tmessage size, bytes") {
 		t.Errorf("completion of --set lacks size=:\n%s", comp)
+	}
+}
+
+// TestScenarioLocalWorkers: --local-workers reaches a load scenario's steps through its Env, and
+// its step's command line carries it (the fake scenario's step is plimsoll model, which takes no
+// --local-workers, so the scenario reads it from Env).
+func TestScenarioLocalWorkers(t *testing.T) {
+	s := modelScenario("cmd-load", false, false)
+	s.Load = true
+	run := s.Run
+	s.Run = func(ctx context.Context, env *scenario.Env, p scenario.Params) (results.Scenario, error) {
+		res, err := run(ctx, env, p)
+		res.Findings = append(res.Findings, results.Finding{Name: "workers", Value: float64(env.LocalWorkers), Unit: "count"})
+		return res, err
+	}
+	defer scenario.Registered(s)()
+	out := filepath.Join(t.TempDir(), "s")
+	stdout, stderr, code := runCLI(t, "scenario", "run", "cmd-load", "--local-workers", "3", "--out", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	rec, err := results.LoadScenario(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := rec.Findings[len(rec.Findings)-1]; f.Name != "workers" || f.Value != 3 || !strings.HasPrefix(rec.Config["local workers"], "3: ") {
+		t.Errorf("findings %+v, config %v: want 3 workers in Env and the record", rec.Findings, rec.Config)
 	}
 }
