@@ -152,18 +152,14 @@ func checkTLSCost(_ context.Context, env *Env, p Params) error {
 	return tlsCheckWorkers(env, cfg)
 }
 
-// tlsCheckWorkers: with --local-workers N, no SASL_SSL arm (compare keeps each arm's random
-// SCRAM password in its own process, and a local worker reads its password from an environment
-// variable only), N limit producers when a boundary is searched, and N partitions per topic.
-// The fixed-rate runs get N producers and N consumers (Env.workerClients).
+// tlsCheckWorkers: with --local-workers N, N limit producers when a boundary is searched, and N
+// partitions per topic. The fixed-rate runs get N producers and N consumers
+// (Env.workerClients). A SASL_SSL arm's local workers get its password from the coordinator
+// (cmd/plimsoll's localTarget).
 func tlsCheckWorkers(env *Env, cfg tlsConfig) error {
 	n := env.LocalWorkers
 	if n == 0 {
 		return nil
-	}
-	if slices.Contains(cfg.listeners, "sasl_ssl") {
-		return fmt.Errorf("--local-workers %d with listeners=%s: a SASL_SSL arm's SCRAM password lives in compare's process, which its local workers cannot read; "+
-			"give --set listeners=ssl (and limit=ssl or none), or leave --local-workers out", n, strings.Join(cfg.listeners, ","))
 	}
 	if len(cfg.limit) > 0 {
 		if err := checkWorkerShare(env, cfg.limitProducers, "limit producers", fmt.Sprintf("raise --set limit-producers=%d", n)); err != nil {

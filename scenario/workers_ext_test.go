@@ -44,8 +44,8 @@ func TestLocalWorkersSearches(t *testing.T) {
 	}
 }
 
-// TestLocalWorkersSearchRefusals: message-overhead refuses more than one worker, tls-cost a
-// SASL_SSL arm and fewer limit producers than workers, before any command.
+// TestLocalWorkersSearchRefusals: message-overhead refuses more than one worker, tls-cost fewer
+// limit producers or partitions than workers, before any command.
 func TestLocalWorkersSearchRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		name, scenario string
@@ -54,7 +54,6 @@ func TestLocalWorkersSearchRefusals(t *testing.T) {
 		want           string
 	}{
 		{"message-overhead", "message-overhead", 2, nil, "--local-workers 2: message-overhead's searches run one producer"},
-		{"tls-cost SASL_SSL", "tls-cost", 2, nil, "a SASL_SSL arm's SCRAM password lives in compare's process"},
 		{"tls-cost limit producers", "tls-cost", 2, map[string]string{"listeners": "ssl", "limit-producers": "1"},
 			"the steps run 1 limit producers, and every worker needs at least one: raise --set limit-producers=2"},
 		{"tls-cost partitions", "tls-cost", 11, map[string]string{"listeners": "ssl", "limit": "none"}, "raise --set brokers=2"},
@@ -71,5 +70,22 @@ func TestLocalWorkersSearchRefusals(t *testing.T) {
 				t.Errorf("error %v after %d commands, want %q before any", err, len(fc.args)+len(fl.args), tc.want)
 			}
 		})
+	}
+}
+
+// TestLocalWorkersSASL: tls-cost's SASL_SSL arm takes local workers too (they get its password
+// from the coordinator, not from a variable of the user's): its compare runs with
+// --local-workers 2 after its "--".
+func TestLocalWorkersSASL(t *testing.T) {
+	tls, _ := scenario.Lookup("tls-cost")
+	fc := &fakeCompare{}
+	env := tlsEnv(t, fc, "")
+	env.LocalWorkers = 2
+	if res, err := scenario.Execute(context.Background(), tls, env, map[string]string{"listeners": "sasl_ssl", "limit": "none"}); err != nil || len(res.Failures) > 0 {
+		t.Fatalf("tls-cost: %v %v", err, res.Failures)
+	}
+	load := scenario.CheckWorkerArgs(t, fc.args, 2)
+	if len(load) != 1 || !strings.Contains(strings.Join(load[0], " "), "sasl=scram-sha-512") {
+		t.Errorf("compares %q: want the SASL_SSL arm's, with 2 local workers", load)
 	}
 }

@@ -36,7 +36,7 @@ func (sw *searchWorkers) wire(ctx context.Context, job *limit.Job) {
 	switch {
 	case sw.lf.localWorkers > 0:
 		job.RunTrial = func(ctx context.Context, cfg trial.Config) (*results.Trial, error) {
-			return runLocalWorkers(ctx, cfg, sw.passwordEnv, sw.lf.localWorkers, filepath.Join(sw.lf.out, "workers", cfg.Load.RunID), sw.log)
+			return runLocalWorkers(ctx, cfg, sw.lf.localWorkers, filepath.Join(sw.lf.out, "workers", cfg.Load.RunID), sw.log)
 		}
 	case sw.lf.workers > 0:
 		job.Opened = func(id string) error { return sw.open(ctx, job.Where, id) }

@@ -24,8 +24,8 @@ type localWorkers struct {
 	ended bool // stop was called: an exit from then on is expected
 }
 
-// launchTarget is the target as a worker's flags give it (passwordEnv names the SASL password's
-// variable, which the children inherit).
+// launchTarget is the target as a worker's flags give it (passwordEnv names the variable that
+// holds the SASL password where the worker runs).
 func launchTarget(t target.Target, passwordEnv string) launch.Target {
 	lt := launch.Target{Bootstrap: strings.Join(t.Bootstrap, ",")}
 	if t.TLS != nil {
@@ -37,10 +37,25 @@ func launchTarget(t target.Target, passwordEnv string) launch.Target {
 	return lt
 }
 
-// startLocalWorkers starts plan's workers as children of this binary with launch.Args, their
-// output in dir/worker-I.log. A child that exits with an error before stop is reported on log,
+// localPasswordEnv is the variable through which a local worker gets the SASL password: the
+// coordinator sets it in each child's environment from the password it holds, however it got
+// it (a variable of its own, a file, or a password compare generated for a SASL arm, which is
+// in no variable at all).
+const localPasswordEnv = "PLIMSOLL_LOCAL_WORKER_SASL_PASSWORD"
+
+// localTarget is t as local workers' flags give it, and the environment entries they need
+// beyond the coordinator's own: the SASL password under localPasswordEnv.
+func localTarget(t target.Target) (launch.Target, []string) {
+	if t.SASL == nil {
+		return launchTarget(t, ""), nil
+	}
+	return launchTarget(t, localPasswordEnv), []string{localPasswordEnv + "=" + t.SASL.Password}
+}
+
+// startLocalWorkers starts plan's workers as children of this binary with launch.Args and this
+// process's environment with env added, their output in dir/worker-I.log. A child that exits with an error before stop is reported on log,
 // by index, with its log's path. On an error the children started are killed.
-func startLocalWorkers(plan fleet.Plan, t launch.Target, dir string, log io.Writer) (*localWorkers, error) {
+func startLocalWorkers(plan fleet.Plan, t launch.Target, env []string, dir string, log io.Writer) (*localWorkers, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("--local-workers: finding plimsoll's own binary: %w", err)
@@ -50,7 +65,7 @@ func startLocalWorkers(plan fleet.Plan, t launch.Target, dir string, log io.Writ
 	}
 	lw := &localWorkers{}
 	for i := range plan.Workers {
-		if err := lw.start(exe, plan, i, t, dir, log); err != nil {
+		if err := lw.start(exe, plan, i, t, env, dir, log); err != nil {
 			lw.stop(0)
 			return nil, err
 		}
@@ -60,13 +75,14 @@ func startLocalWorkers(plan fleet.Plan, t launch.Target, dir string, log io.Writ
 }
 
 // start starts worker i and watches it.
-func (lw *localWorkers) start(exe string, plan fleet.Plan, i int, t launch.Target, dir string, log io.Writer) error {
+func (lw *localWorkers) start(exe string, plan fleet.Plan, i int, t launch.Target, env []string, dir string, log io.Writer) error {
 	path := filepath.Join(dir, fmt.Sprintf("worker-%d.log", i))
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("--local-workers: %w", err)
 	}
 	c := exec.Command(exe, launch.Args(plan.RunID, i, t)...)
+	c.Env = append(os.Environ(), env...)
 	c.Stdout, c.Stderr = f, f
 	if err := c.Start(); err != nil {
 		f.Close()

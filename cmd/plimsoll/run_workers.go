@@ -64,19 +64,19 @@ func (rf *runFlags) runWithWorkers(ctx context.Context, cfg trial.Config, tgt ta
 	if err != nil {
 		return nil, err
 	}
-	return runLocalWorkers(ctx, cfg, passwordEnv, rf.localWorkers, dir, stderr)
+	return runLocalWorkers(ctx, cfg, rf.localWorkers, dir, stderr)
 }
 
 // runLocalWorkers runs the trial cfg (its target resolved) with its load spread over n
 // children of this binary, their output in dir; they are killed when it ends.
-func runLocalWorkers(ctx context.Context, cfg trial.Config, passwordEnv string, n int, dir string, stderr io.Writer) (*results.Trial, error) {
-	lt := launchTarget(cfg.Target, passwordEnv)
+func runLocalWorkers(ctx context.Context, cfg trial.Config, n int, dir string, stderr io.Writer) (*results.Trial, error) {
+	lt, env := localTarget(cfg.Target)
 	ws := trial.Workers{N: n, Version: plimsollVersion(), Limits: coordinatorLimits, Lead: localLead}
 	var lw *localWorkers
 	ws.Opened = func(p fleet.Plan) error {
 		fmt.Fprintf(stderr, "run id %s: %d local workers\n", p.RunID, p.Workers)
 		var err error
-		lw, err = startLocalWorkers(p, lt, dir, stderr)
+		lw, err = startLocalWorkers(p, lt, env, dir, stderr)
 		return err
 	}
 	res, err := trial.RunWorkers(ctx, cfg, ws)

@@ -367,6 +367,23 @@ func TestLaunchTarget(t *testing.T) {
 	}
 }
 
+// TestLocalTarget: local workers get the coordinator's SASL password in their environment under
+// localPasswordEnv, whatever variable (or none: compare's generated password) it came from; a
+// target without SASL adds nothing.
+func TestLocalTarget(t *testing.T) {
+	lt, env := localTarget(target.Target{Bootstrap: []string{"a:9094"}, SASL: &target.SASL{Mechanism: "SCRAM-SHA-512", User: "u", Password: "s3cret"}})
+	want := launch.Target{Bootstrap: "a:9094", SASLMechanism: "SCRAM-SHA-512", SASLUser: "u", SASLPasswordEnv: localPasswordEnv}
+	if lt != want || !slices.Equal(env, []string{localPasswordEnv + "=s3cret"}) {
+		t.Errorf("got %+v and %q, want %+v and the password under %s", lt, env, want, localPasswordEnv)
+	}
+	if args := strings.Join(launch.Args("r1", 0, lt), " "); strings.Contains(args, "s3cret") {
+		t.Errorf("the password is in the worker's arguments: %s", args)
+	}
+	if lt, env := localTarget(target.Target{Bootstrap: []string{"a:9092"}}); lt.SASLPasswordEnv != "" || env != nil {
+		t.Errorf("plaintext: %+v, %q; want no password variable", lt, env)
+	}
+}
+
 // TestPrintWorkerLines: `run --workers` prints the run id, the start and one command line per
 // worker, with its index.
 func TestPrintWorkerLines(t *testing.T) {
