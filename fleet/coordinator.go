@@ -35,7 +35,9 @@ func Open(ctx context.Context, base []kgo.Opt, p Plan, clock Clock, limits Limit
 	if err != nil {
 		return nil, err
 	}
-	cl, err := kgo.NewClient(fromStart(base, ResultsTopic(p.RunID))...)
+	// The results topic is consumed once created: a client that asks for a topic before it
+	// exists learns of it only at its next metadata refresh (busMetadataAge).
+	cl, err := kgo.NewClient(busClient(base, kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))...)
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +51,7 @@ func Open(ctx context.Context, base []kgo.Opt, p Plan, clock Clock, limits Limit
 	if err := c.create(ctx); err != nil {
 		return nil, errors.Join(err, c.Close(ctx))
 	}
+	cl.AddConsumeTopics(ResultsTopic(p.RunID))
 	rec := &kgo.Record{Topic: ControlTopic(p.RunID), Key: []byte(keyPlan), Value: enc}
 	if err := cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
 		return nil, errors.Join(fmt.Errorf("writing the plan: %w", err), c.Close(ctx))

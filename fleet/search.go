@@ -59,7 +59,7 @@ func OpenSearch(ctx context.Context, base []kgo.Opt, searchID string, limits Lim
 	if err := CheckRunID(searchID); err != nil {
 		return nil, err
 	}
-	cl, err := kgo.NewClient(base...)
+	cl, err := kgo.NewClient(busClient(base)...)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +228,7 @@ func Follow(ctx context.Context, base []kgo.Opt, searchID string, j Joining, clo
 	}
 	// The topic is consumed once found: a client consuming a topic that does not exist yet
 	// learns of it only at a later metadata refresh, seconds after its creation.
-	cl, err := kgo.NewClient(append(append([]kgo.Opt{}, base...), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))...)
+	cl, err := kgo.NewClient(busClient(base, kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))...)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +326,7 @@ func (f *Follower) decide() (string, bool, error) {
 }
 
 // findTopic waits up to Limits.Find for topic to exist; what names the value the user gave.
-// kadm answers from metadata up to kgo's MetadataMinAge (5 s) old, so a topic created after
+// kadm answers from metadata up to kgo's MetadataMinAge old (busMetadataAge), so a topic created after
 // the first look is seen within that.
 func findTopic(ctx context.Context, adm *kadm.Client, clock Clock, limits Limits, topic, what string) error {
 	deadline := clock.Now().Add(limits.Find)
