@@ -153,9 +153,7 @@ func removeTopics(t *testing.T, c *localkafka.State, prefix string) {
 func listedByAny(cl *kgo.Client, c *localkafka.State, prefix string) ([]string, error) {
 	var out []string
 	for _, b := range c.Brokers {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		resp, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl.Broker(int(b.ID)))
-		cancel()
+		resp, err := brokerMetadata(cl, b.ID, nil)
 		if err != nil {
 			return nil, fmt.Errorf("broker %d: %w", b.ID, err)
 		}
@@ -184,15 +182,7 @@ func deleteTopics(adm *kadm.Client, names []string) error {
 func listedBy(cl *kgo.Client, c *localkafka.State, topics []string) string {
 	var parts []string
 	for _, b := range c.Brokers {
-		req := kmsg.NewPtrMetadataRequest()
-		for _, name := range topics {
-			rt := kmsg.NewMetadataRequestTopic()
-			rt.Topic = kmsg.StringPtr(name)
-			req.Topics = append(req.Topics, rt)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		resp, err := req.RequestWith(ctx, cl.Broker(int(b.ID)))
-		cancel()
+		resp, err := brokerMetadata(cl, b.ID, topics)
 		if err != nil {
 			parts = append(parts, fmt.Sprintf("broker %d: %v", b.ID, err))
 			continue
@@ -206,4 +196,17 @@ func listedBy(cl *kgo.Client, c *localkafka.State, topics []string) string {
 		parts = append(parts, fmt.Sprintf("broker %d lists %v", b.ID, listed))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// brokerMetadata is broker id's own Metadata answer for topics (nil: every topic).
+func brokerMetadata(cl *kgo.Client, id int32, topics []string) (*kmsg.MetadataResponse, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	for _, name := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(name)
+		req.Topics = append(req.Topics, rt)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return req.RequestWith(ctx, cl.Broker(int(id)))
 }
