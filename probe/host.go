@@ -460,17 +460,7 @@ func compilerRate(prev, cur map[int]uint64, dt float64) *Num {
 	if prev == nil || cur == nil || dt <= 0 {
 		return nil
 	}
-	var ticks uint64
-	for tid, c := range cur {
-		p, ok := prev[tid]
-		switch {
-		case !ok:
-			ticks += c
-		case c >= p:
-			ticks += c - p
-		}
-	}
-	n := Num(float64(ticks) / clockTicks / dt)
+	n := Num(float64(threadsGrew(prev, cur, true)) / clockTicks / dt)
 	return &n
 }
 
@@ -478,13 +468,24 @@ func waitRate(prev, cur map[int]uint64, dt float64) Num {
 	if prev == nil || cur == nil || dt <= 0 {
 		return Missing
 	}
-	var ns uint64
-	for tid, w := range cur {
-		if p, ok := prev[tid]; ok && w >= p {
-			ns += w - p
+	return Num(float64(threadsGrew(prev, cur, false)) / 1e9 / dt)
+}
+
+// threadsGrew sums, over the threads of cur (by id), how much each counter grew since prev; a
+// thread not in prev counts all of its counter when started counts (it started meanwhile), and
+// a counter that went back counts nothing.
+func threadsGrew(prev, cur map[int]uint64, started bool) uint64 {
+	var sum uint64
+	for tid, c := range cur {
+		p, ok := prev[tid]
+		switch {
+		case !ok && started:
+			sum += c
+		case ok && c >= p:
+			sum += c - p
 		}
 	}
-	return Num(float64(ns) / 1e9 / dt)
+	return sum
 }
 
 func diffNet(prev, cur []ifCounters, dt float64) []IfaceSample {
