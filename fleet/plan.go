@@ -169,12 +169,10 @@ func (p Plan) PhaseOf(i int) string {
 // windowEnd is the index of the window's last second: the last the plan has in measure.
 func (p Plan) windowEnd() int { return int(math.Ceil((p.Spec.Warmup + p.Spec.Duration).Seconds())) }
 
-// phaseOrder ranks the phases of a run with workers in the order they come.
-var phaseOrder = map[string]int{loadgen.PhaseWarmup: 0, loadgen.PhaseMeasure: 1, loadgen.PhaseDrain: 2}
-
 // ahead says whether phase comes after the plan's phase of second i: a worker whose second is
 // labelled so has left the schedule (its run cut short). A phase of no rank is not ahead.
 func (p Plan) ahead(i int, phase string) bool {
-	r, ok := phaseOrder[phase]
-	return ok && r > phaseOrder[p.PhaseOf(i)]
+	r, ok := loadgen.PhaseRank(phase)
+	plan, _ := loadgen.PhaseRank(p.PhaseOf(i))
+	return ok && r > plan
 }

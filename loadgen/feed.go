@@ -103,7 +103,13 @@ func (c *collector) feedSeconds(k counters, phase string, flight int64, backlogs
 	c.fedIndex = idx
 }
 
-// phaseRank orders the phases as a run passes them.
+// PhaseRank orders the phases as a run passes them: warmup, backlog, measure, drain; false for
+// a name that is not a phase.
+func PhaseRank(phase string) (int, bool) {
+	r, ok := phaseRank[phase]
+	return r, ok
+}
+
 var phaseRank = map[string]int{PhaseWarmup: 0, PhaseBacklog: 1, PhaseMeasure: 2, PhaseDrain: 3}
 
 // fillPhase is the phase of a second a late tick feeds empty, the second ending at end: the
