@@ -67,6 +67,7 @@ type consumer struct {
 
 	mu          sync.Mutex
 	e2e         [2]*hdr.Hist // end-to-end latency (intended -> consumed), by phase; drained by the collector
+	pos         positions    // the member's own reading, for a rejoin after a lost session
 	consumedAll atomic.Int64
 	assigned    atomic.Int64 // partitions assigned to this member, the share's
 	stray       atomic.Int64 // partitions of another process assigned to this member
@@ -84,8 +85,17 @@ func (c *consumer) assign(n, stray int64) {
 // unassign takes partitions revoked or lost from the member.
 func (c *consumer) unassign(n, stray int64) { c.assign(-n, -stray) }
 
+// resume is the member's AdjustFetchOffsetsFn: a new assignment starts each partition where
+// the member's own reading stands, when that is past the group's commit (positions).
+func (c *consumer) resume(_ context.Context, fetched map[string]map[int32]kgo.Offset) (map[string]map[int32]kgo.Offset, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pos.resume(c.partBase, fetched), nil
+}
+
 func newConsumer(run *runState, g *group, partBase map[string]int, pollLimit int) *consumer {
-	return &consumer{run: run, g: g, partBase: partBase, pollLimit: pollLimit, e2e: [2]*hdr.Hist{hdr.New(), hdr.New()}}
+	return &consumer{run: run, g: g, partBase: partBase, pollLimit: pollLimit, e2e: [2]*hdr.Hist{hdr.New(), hdr.New()},
+		pos: newPositions(g.ledger.Partitions())}
 }
 
 // poolOpts are the options a consumer's client gets beside the run's: pools for the slices
@@ -138,6 +148,7 @@ func (c *consumer) handle(fs kgo.Fetches, now int64) {
 					recycle(p.Records)
 					continue
 				}
+				c.pos.advance(base+int(p.Partition), p.Records) // before records recycles them
 				n += c.records(base+int(p.Partition), p.Records, now)
 			}
 		}

@@ -98,7 +98,8 @@ func (r *runner) startConsumers(ctx context.Context, run *runState, c *clients, 
 }
 
 // consumerOpts are the options of consumer ci of group gi (global indices): the run's, the
-// consumer configuration's, the record pools, the group, and the share's balancer if any.
+// consumer configuration's, the record pools, the group with its callbacks (the resume from the
+// member's own positions among them), and the share's balancer if any.
 func (r *runner) consumerOpts(cn *consumer, name string, gi, ci int) []kgo.Opt {
 	own := r.share.Partitions
 	o := append(append([]kgo.Opt{}, r.base...), r.clients.Consumer.Opts()...)
@@ -109,7 +110,8 @@ func (r *runner) consumerOpts(cn *consumer, name string, gi, ci int) []kgo.Opt {
 			cn.unassign(countParts(m, own))
 			r.commitOnRevoke(ctx, cl)
 		}),
-		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cn.unassign(countParts(m, own)) }))
+		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cn.unassign(countParts(m, own)) }),
+		kgo.AdjustFetchOffsetsFn(cn.resume))
 	if r.opts.Share != nil {
 		o = append(o, kgo.Balancers(r.share.Balancer))
 	}
@@ -123,10 +125,10 @@ func (r *runner) consumerOpts(cn *consumer, name string, gi, ci int) []kgo.Opt {
 // franz-go does by default with autocommit on when no OnPartitionsRevoked is set (setting one,
 // to count assignments, turned that off). Without it, a rebalance makes the group's members
 // read their partitions again from the last periodic commit, counting every message since as
-// redelivered: in a share run each worker's leave after its own drain causes one, and in any
-// run a broker's death that moves the group's coordinator (TestFaultsUnderLoad's kill once
-// counted 288 redelivered, and failed). A share run commits with autocommit off too: the
-// workers' ledgers must stay exact. Best effort: a failed commit shows as redelivered messages.
+// redelivered: in a share run each worker's leave after its own drain causes one. A share run
+// commits with autocommit off too: the workers' ledgers must stay exact. Best effort: a failed
+// commit shows as redelivered messages. A member that loses its session cannot commit; it
+// resumes from its own positions instead (consumer.resume).
 func (r *runner) commitOnRevoke(ctx context.Context, cl *kgo.Client) {
 	if r.opts.Share != nil || r.clients.Consumer.AutoCommit {
 		_ = cl.CommitUncommittedOffsets(ctx)
