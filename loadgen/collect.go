@@ -21,7 +21,7 @@ type collector struct {
 	target   float64
 	base     int64 // clock time of the producers' start; timeline t counts from it
 	// warmEnd is the clock time the warm-up ends (0: not known), for the phases of the seconds
-	// a late tick feeds (fillPhase).
+	// fed (clockPhase).
 	warmEnd int64
 
 	// measured-window totals

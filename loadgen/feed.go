@@ -80,6 +80,7 @@ func feedIndex(now, base int64, prev int) int {
 // tick's second, stay exact.
 func (c *collector) feedSeconds(k counters, phase string, flight int64, backlogs []int64, hists [3]hdr.Encoded) {
 	idx := feedIndex(k.t, c.base, c.fedIndex)
+	phase = c.tickPhase(idx, phase)
 	for i := c.fedIndex + 1; i < idx; i++ {
 		if c.empty.HDR == "" {
 			var err error
@@ -90,7 +91,7 @@ func (c *collector) feedSeconds(k counters, phase string, flight int64, backlogs
 				return // a gap: the receiver sees the second missing
 			}
 		}
-		c.fed = append(c.fed, FeedSecond{Index: i, Phase: c.fillPhase(c.base+int64(i)*int64(time.Second), phase), InFlight: flight, Backlog: slices.Clone(backlogs),
+		c.fed = append(c.fed, FeedSecond{Index: i, Phase: c.filledPhase(i, phase), InFlight: flight, Backlog: slices.Clone(backlogs),
 			Publish: c.empty, EndToEnd: c.empty, ScheduleDelay: c.empty})
 	}
 	acked := k.acked - c.last.acked
@@ -112,28 +113,46 @@ func PhaseRank(phase string) (int, bool) {
 
 var phaseRank = map[string]int{PhaseWarmup: 0, PhaseBacklog: 1, PhaseMeasure: 2, PhaseDrain: 3}
 
-// fillPhase is the phase of a second a late tick feeds empty, the second ending at end: the
-// phase the run was in by the clock, a boundary at the second's very end counted in the second
-// before it (as fleet.Plan.PhaseOf counts it), and never later than late, the tick's own phase.
-// Labelling it with the tick's phase instead put a stalled worker's warm-up seconds in the
-// window, and the coordinator refuses to merge seconds of two phases.
-func (c *collector) fillPhase(end int64, late string) string {
-	ph := late
+// tickPhase is the label of second i, which a tick closes: the phase by the clock (clockPhase),
+// never before loop, the phase loop's own when it closed the second. The seconds fed empty
+// before it are labelled by the clock too, never after it (filledPhase). The loop's phase lags
+// the clock when it woke late across a boundary. Labelled with it, a stalled worker's warm-up
+// seconds went into the window; and a worker that missed its wake at the warm-up's end (or the
+// window's) labelled its next second warmup (measure) where every punctual worker, and the
+// plan, had measure (drain). The coordinator refuses to merge seconds of two phases (ErrMerge).
+func (c *collector) tickPhase(i int, loop string) string {
+	if ph := c.clockPhase(i, loop); phaseRank[ph] > phaseRank[loop] {
+		return ph
+	}
+	return loop
+}
+
+// filledPhase is the label of second i, fed empty before the tick's second labelled tick.
+func (c *collector) filledPhase(i int, tick string) string {
+	if ph := c.clockPhase(i, tick); phaseRank[ph] < phaseRank[tick] {
+		return ph
+	}
+	return tick
+}
+
+// clockPhase is the phase the run was in by the clock at the end of second i, a boundary at
+// its very end counted in it (as fleet.Plan.PhaseOf counts it); def when the clock cannot tell.
+func (c *collector) clockPhase(i int, def string) string {
+	end := c.base + int64(i)*int64(time.Second)
 	ms, me := c.run.measureStart.Load(), c.run.measureEnd.Load()
 	switch {
-	case c.warmEnd > 0 && end <= c.warmEnd:
-		ph = PhaseWarmup
-	case ms > c.warmEnd && end <= ms: // a backlog built before the window
-		ph = PhaseBacklog
+	case c.warmEnd == 0: // not known
+		return def
+	case end <= c.warmEnd:
+		return PhaseWarmup
+	case ms > c.warmEnd && end <= ms: // a backlog built before the window, or still building
+		return PhaseBacklog
 	case me > 0 && end <= me:
-		ph = PhaseMeasure
+		return PhaseMeasure
 	case me > 0:
-		ph = PhaseDrain
+		return PhaseDrain
 	}
-	if phaseRank[ph] > phaseRank[late] {
-		return late
-	}
-	return ph
+	return def
 }
 
 // feedFinal is the run's final report: the Result's counts and window histograms, and each

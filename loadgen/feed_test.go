@@ -137,10 +137,12 @@ func TestFeedLate(t *testing.T) {
 	}
 }
 
-// TestFeedLateAcrossPhases: the seconds a late tick feeds empty carry the phase the run was in
-// by the clock (a boundary at a second's end counted in that second, as fleet.Plan.PhaseOf
-// does), not the late tick's: a worker stalled across its warm-up's end must not report
-// warm-up seconds as the window's, which the coordinator would refuse to merge.
+// TestFeedLateAcrossPhases: the seconds a late tick feeds carry the phase the run was in by the
+// clock (a boundary at a second's end counted in that second, as fleet.Plan.PhaseOf does), the
+// empty ones never after the tick's, the tick's own never before the loop's: a worker stalled
+// across a boundary must label its seconds as the plan and every punctual worker do, or the
+// coordinator refuses to merge them (TestShareRuns once failed so on a loaded host: "second 1
+// (warmup) merged with second 1 (measure)").
 func TestFeedLateAcrossPhases(t *testing.T) {
 	const s = int64(time.Second)
 	for _, tc := range []struct {
@@ -153,7 +155,11 @@ func TestFeedLateAcrossPhases(t *testing.T) {
 		{"warm-up through the window to the drain", 2 * s, 3 * s, PhaseDrain, []string{PhaseWarmup, PhaseMeasure, PhaseDrain, PhaseDrain}},
 		{"a backlog before the window", 3 * s, 9 * s, PhaseMeasure, []string{PhaseWarmup, PhaseBacklog, PhaseMeasure, PhaseMeasure}},
 		{"a backlog still building", 0, 0, PhaseBacklog, []string{PhaseWarmup, PhaseBacklog, PhaseBacklog, PhaseBacklog}},
-		{"never after the tick's own phase", 2 * s, 3 * s, PhaseMeasure, []string{PhaseWarmup, PhaseMeasure, PhaseMeasure, PhaseMeasure}},
+		// The loop's phase lags the clock when it woke late across a boundary: the tick's own
+		// second is labelled by the clock too, as the plan and every punctual worker have it.
+		{"a loop behind the window's end", 2 * s, 3 * s, PhaseMeasure, []string{PhaseWarmup, PhaseMeasure, PhaseDrain, PhaseDrain}},
+		{"a loop behind the warm-up's end", 2 * s, 6 * s, PhaseWarmup, []string{PhaseWarmup, PhaseMeasure, PhaseMeasure, PhaseMeasure}},
+		{"never before the loop's phase", 7 * s, 9 * s, PhaseMeasure, []string{PhaseWarmup, PhaseBacklog, PhaseBacklog, PhaseMeasure}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := testProducer(t, 16)
