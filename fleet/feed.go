@@ -20,7 +20,7 @@ func RunOptions(p Plan, s Share) loadgen.Options {
 func SecondOf(s loadgen.FeedSecond) Second {
 	return Second{Index: s.Index, Phase: s.Phase,
 		Tally: Tally{Sent: s.Sent, Acked: s.Acked, AckedBytes: s.AckedBytes, Consumed: s.Consumed, Failed: s.Failed, Errors: s.Errors,
-			BufferFullNs: s.BufferFullNs, InFlight: s.InFlight, Backlog: s.Backlog},
+			BufferFullNs: s.BufferFullNs, InFlight: s.InFlight, Backlog: s.Backlog, Window: s.Window},
 		Publish: s.Publish, EndToEnd: s.EndToEnd, ScheduleDelay: s.ScheduleDelay}
 }
 
@@ -28,7 +28,7 @@ func SecondOf(s loadgen.FeedSecond) Second {
 // given range of the whole's: each group's ledger covers them.
 func FinalOf(f loadgen.FeedFinal, producers Range) Final {
 	out := Final{Counts: f.Counts, Excluded: f.Excluded,
-		Publish: f.Publish, EndToEnd: f.EndToEnd, ScheduleDelay: f.ScheduleDelay, AckWait: f.AckWait}
+		Publish: f.Publish, EndToEnd: f.EndToEnd, ScheduleDelay: f.ScheduleDelay, AckWait: f.AckWait, Window: f.Window}
 	for _, g := range f.Groups {
 		out.Groups = append(out.Groups, GroupLedger{Name: g.Name, Producers: producers,
 			Measured: ledgerCounts(g.Measured), Excluded: ledgerCounts(g.Excluded), Foreign: g.Foreign, Seen: g.Seen,

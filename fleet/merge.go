@@ -29,7 +29,8 @@ type MergedSecond struct {
 }
 
 // MergeSeconds merges the workers' reports of one second: counters summed (each group's
-// backlog too, since each worker's covers its own partitions), histograms merged. The reports
+// backlog too, since each worker's covers its own partitions), the produce window merged
+// (loadgen.ProduceWindow.Merge), histograms merged. The reports
 // must share index and phase.
 func MergeSeconds(ss []Second) (MergedSecond, error) {
 	if len(ss) == 0 {
@@ -79,6 +80,7 @@ func (t *Tally) add(o Tally) error {
 	t.Errors += o.Errors
 	t.BufferFullNs += o.BufferFullNs
 	t.InFlight += o.InFlight
+	t.Window.Merge(o.Window)
 	for g, b := range o.Backlog {
 		t.Backlog[g] += b
 	}
@@ -101,7 +103,8 @@ func mergeEncoded(into []*hdr.Hist, es ...hdr.Encoded) error {
 type MergedFinal struct {
 	Counts, Excluded                          loadgen.Counts
 	Publish, EndToEnd, ScheduleDelay, AckWait *hdr.Hist
-	Groups                                    []GroupLedger // by name, each over every producer
+	Groups                                    []GroupLedger         // by name, each over every producer
+	Window                                    loadgen.ProduceWindow // the producers' protocol window, merged
 }
 
 // MergeFinals merges the workers' final reports of a run of the given number of producers:
@@ -112,6 +115,7 @@ func MergeFinals(fs []Final, producers int) (MergedFinal, error) {
 	for _, f := range fs {
 		addCounts(&m.Counts, f.Counts)
 		addCounts(&m.Excluded, f.Excluded)
+		m.Window.Merge(f.Window)
 		if err := mergeEncoded([]*hdr.Hist{m.Publish, m.EndToEnd, m.ScheduleDelay, m.AckWait}, f.Publish, f.EndToEnd, f.ScheduleDelay, f.AckWait); err != nil {
 			return MergedFinal{}, err
 		}

@@ -62,6 +62,7 @@ func TestMergeSecondsIsExact(t *testing.T) {
 		var want Tally
 		want.Backlog = make([]int64, 2)
 		var reports []Second
+		var whole loadgen.ProduceWindow // one process metering every producer connection
 		for w := range n {
 			hs := [3]*hdr.Hist{hdr.New(), hdr.New(), hdr.New()}
 			for k := range hs {
@@ -72,7 +73,8 @@ func TestMergeSecondsIsExact(t *testing.T) {
 				}
 			}
 			tl := Tally{Sent: r.Int64N(1e6), Acked: r.Int64N(1e6), AckedBytes: r.Int64N(1e9), Consumed: r.Int64N(1e6), Failed: r.Int64N(9),
-				Errors: r.Int64N(9), BufferFullNs: r.Int64N(1e9), InFlight: r.Int64N(1e4), Backlog: []int64{r.Int64N(1e5), r.Int64N(1e5)}}
+				Errors: r.Int64N(9), BufferFullNs: r.Int64N(1e9), InFlight: r.Int64N(1e4), Backlog: []int64{r.Int64N(1e5), r.Int64N(1e5)},
+				Window: connections(r, &whole)}
 			if err := want.add(tl); err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +96,25 @@ func TestMergeSecondsIsExact(t *testing.T) {
 			got.Tally.BufferFullNs != want.BufferFullNs || got.Tally.InFlight != want.InFlight || got.Tally.Backlog[0] != want.Backlog[0] || got.Tally.Backlog[1] != want.Backlog[1] {
 			t.Errorf("round %d: merged %+v, want the sums %+v", round, got.Tally, want)
 		}
+		if got.Tally.Window != whole {
+			t.Errorf("round %d: merged window %+v, want one process's %+v", round, got.Tally.Window, whole)
+		}
 	}
+}
+
+// connections is one worker's produce window over a span, from up to 6 producer connections'
+// readings (a share of the span at the window, batches, full ones), each also metered into
+// whole as one process metering every connection would: the largest share, the batches summed.
+func connections(r *rand.Rand, whole *loadgen.ProduceWindow) loadgen.ProduceWindow {
+	w := loadgen.ProduceWindow{Limit: 5}
+	whole.Limit = 5
+	for range r.IntN(7) {
+		share, batches := r.Float64(), r.Int64N(1e4)
+		full := r.Int64N(batches + 1)
+		w.Share, w.Batches, w.FullBatches = max(w.Share, share), w.Batches+batches, w.FullBatches+full
+		whole.Share, whole.Batches, whole.FullBatches = max(whole.Share, share), whole.Batches+batches, whole.FullBatches+full
+	}
+	return w
 }
 
 // simulate has every worker's producers write to the worker's own partitions and its
@@ -190,6 +210,7 @@ func TestMergeFinalsSumsCountsAndHistograms(t *testing.T) {
 	r := rand.New(rand.NewPCG(16, 3))
 	var finals []Final
 	var want loadgen.Counts
+	var whole loadgen.ProduceWindow
 	all := [4]*hdr.Hist{hdr.New(), hdr.New(), hdr.New(), hdr.New()}
 	for w := range 5 {
 		c := loadgen.Counts{Sent: r.Int64N(1e6), Acked: r.Int64N(1e6), Failed: r.Int64N(9), Unsent: r.Int64N(9), InFlightAtEnd: r.Int64N(9), Consumed: r.Int64N(1e6),
@@ -206,7 +227,7 @@ func TestMergeFinalsSumsCountsAndHistograms(t *testing.T) {
 			enc[k] = encode(t, h)
 		}
 		f := Final{Counts: c, Excluded: loadgen.Counts{Sent: int64(w)}, Publish: enc[0], EndToEnd: enc[1], ScheduleDelay: enc[2], AckWait: enc[3],
-			Groups: []GroupLedger{{Name: "g1", Producers: Split(10, 5, w)}, {Name: "g0", Producers: Split(10, 5, w)}}}
+			Groups: []GroupLedger{{Name: "g1", Producers: Split(10, 5, w)}, {Name: "g0", Producers: Split(10, 5, w)}}, Window: connections(r, &whole)}
 		finals = append(finals, *wire(t, Message{RunID: "r", Worker: w, Kind: KindFinal, Final: &f}).Final)
 	}
 	got, err := MergeFinals(finals, 10)
@@ -223,6 +244,9 @@ func TestMergeFinalsSumsCountsAndHistograms(t *testing.T) {
 	}
 	if len(got.Groups) != 2 || got.Groups[0].Name != "g0" || got.Groups[1].Name != "g1" || got.Groups[0].Producers != (Range{0, 10}) {
 		t.Errorf("groups %+v, want g0 and g1 over producers 0..9", got.Groups)
+	}
+	if got.Window != whole {
+		t.Errorf("window %+v, want one process's %+v", got.Window, whole)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // ReportFormat names the encoding of what workers publish; the coordinator refuses any other.
-const ReportFormat = "plimsoll-fleet-report/1"
+const ReportFormat = "plimsoll-fleet-report/2"
 
 // Kinds of Message a worker publishes to the results topic.
 const (
@@ -77,7 +77,8 @@ func (p *Process) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Tally are one second's counters, by arrival within the second; merged by summing.
+// Tally are one second's counters, by arrival within the second; merged by summing (the
+// window by loadgen.ProduceWindow.Merge).
 type Tally struct {
 	Sent         int64   `json:"sent"`
 	Acked        int64   `json:"acked"`
@@ -88,6 +89,9 @@ type Tally struct {
 	BufferFullNs int64   `json:"buffer_full_ns"` // summed over producers
 	InFlight     int64   `json:"in_flight"`      // at the end of the second
 	Backlog      []int64 `json:"backlog"`        // per group: acknowledged, not yet consumed
+	// Window is the producers' protocol window over the second: merged, the shares' largest
+	// is the whole run's (each producer connection is one worker's), the batches summed.
+	Window loadgen.ProduceWindow `json:"window"`
 }
 
 // Final is one worker's measured window after its drain.
@@ -100,6 +104,8 @@ type Final struct {
 	ScheduleDelay hdr.Encoded   `json:"schedule_delay"`
 	AckWait       hdr.Encoded   `json:"ack_wait"`
 	Groups        []GroupLedger `json:"groups"`
+	// Window is the producers' protocol window over the measured window.
+	Window loadgen.ProduceWindow `json:"window"`
 }
 
 // GroupLedger is one consumer group's loss ledger (package ledger) over one worker's

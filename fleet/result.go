@@ -79,6 +79,7 @@ func (a *Assembly) Add(m MergedSecond) {
 		Publish: loadgen.SecondLatencyOf(m.Publish), EndToEnd: loadgen.SecondLatencyOf(m.EndToEnd),
 		ScheduleDelay: loadgen.SecondLatencyOf(m.ScheduleDelay),
 		BufferFullMs:  float64(t.BufferFullNs) / 1e6, InFlight: t.InFlight, BacklogMsgs: largest(t.Backlog),
+		CPUShare: busiestShare(m.Processes), WindowShare: t.Window.Share, FullBatchShare: t.Window.FullBatchShare(),
 	})
 	start, end := int64(m.Index-1)*1000, int64(m.Index)*1000
 	for i, h := range []*hdr.Hist{m.Publish, m.EndToEnd, m.ScheduleDelay} {
@@ -124,6 +125,18 @@ func (a *Assembly) addProcesses(m MergedSecond) {
 	}
 }
 
+// busiestShare is the largest share of its host's CPUs a worker used over a second: the
+// timeline's cpu_share of a merged run. 0 when no worker measured it.
+func busiestShare(ps map[int]Process) float64 {
+	var share float64
+	for _, p := range ps {
+		if p.CPU.OK() && p.NumCPU > 0 {
+			share = max(share, float64(p.CPU)/float64(p.NumCPU))
+		}
+	}
+	return share
+}
+
 // workers are the workers' process windows in index order; nil when none reported one.
 func (a *Assembly) workers() []loadgen.WorkerProcess {
 	var out []loadgen.WorkerProcess
@@ -159,7 +172,7 @@ func (a *Assembly) result(f MergedFinal, bootstrap []string, windowSecs float64)
 		Latency: loadgen.Latency{Publish: f.Publish.Percentiles(), EndToEnd: f.EndToEnd.Percentiles(),
 			ScheduleDelay: f.ScheduleDelay.Percentiles(), AckWait: f.AckWait.Percentiles()},
 		Timeline: loadgen.TimelineOf(a.rows...), Intervals: a.log, Window: a.window(f), Config: a.config(f, bootstrap),
-		Notes:   []string{fmt.Sprintf("merged from the reports of %d workers (docs/workers.md): end-to-end latency is measured within each worker; the timeline's CPU and produce-window figures are the workers' own, not merged (each worker's CPU and run-queue wait over the window are under workers)", a.plan.Workers)},
+		Notes:   []string{fmt.Sprintf("merged from the reports of %d workers (docs/workers.md): end-to-end latency is measured within each worker; the timeline's cpu_share is the busiest worker's share of its host's CPUs (each worker's CPU and run-queue wait over the window are under workers)", a.plan.Workers)},
 		Workers: a.workers(),
 	}
 	for _, g := range f.Groups {
@@ -170,7 +183,8 @@ func (a *Assembly) result(f MergedFinal, bootstrap []string, windowSecs float64)
 	}
 	res.FillRates(spec.Rate, windowSecs, float64(a.measured), a.ackedIn, a.consumedIn, spec.MessageSize)
 	res.Client = loadgen.ClientSignals{MaxScheduleDelayMs: float64(f.ScheduleDelay.MaxNs()) / 1e6,
-		BufferFullSeconds: float64(a.bufferFullNs) / 1e9, MaxInFlight: a.maxFlight}
+		BufferFullSeconds: float64(a.bufferFullNs) / 1e9, MaxInFlight: a.maxFlight,
+		WindowLimit: f.Window.Limit, WindowShare: f.Window.Share, FullBatchShare: f.Window.FullBatchShare(), Batches: f.Window.Batches}
 	if a.measured > 0 {
 		res.Client.BufferFullShare = res.Client.BufferFullSeconds / (float64(a.measured) * float64(spec.Producers))
 	}

@@ -161,3 +161,36 @@ func TestAssemblyWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestAssemblyWindowAndCPU: a merged run's timeline rows carry the merged produce window (its
+// largest share, the share of all batches full) and the busiest worker's share of its host's
+// CPUs; the Result's client signals carry the merged final's window, so that the verdict's
+// produce-window criterion judges a run with workers as it judges one process.
+func TestAssemblyWindowAndCPU(t *testing.T) {
+	spec := workload.Default()
+	spec.Rate, spec.Producers, spec.Topics, spec.PartitionsPerTopic = 100, 2, 1, 2
+	a := NewAssembly(Plan{RunID: "20261127t050000-cc03", Workers: 3, Spec: spec, Start: time.Unix(1_800_000_000, 0)})
+	a.Add(MergedSecond{Index: 1, Phase: loadgen.PhaseMeasure, Workers: 3,
+		Tally: Tally{Backlog: []int64{}, Window: loadgen.ProduceWindow{Limit: 1, Share: 0.75, Batches: 40, FullBatches: 10}},
+		Processes: map[int]Process{
+			0: {CPU: 1.5, NumCPU: 2}, // 0.75 of its host: the busiest
+			1: {CPU: 3, NumCPU: 8},
+			2: {CPU: probe.Missing, NumCPU: 1},
+		},
+		Publish: hdr.New(), EndToEnd: hdr.New(), ScheduleDelay: hdr.New()})
+	a.Add(MergedSecond{Index: 2, Phase: loadgen.PhaseMeasure, Workers: 3, Tally: Tally{Backlog: []int64{}},
+		Publish: hdr.New(), EndToEnd: hdr.New(), ScheduleDelay: hdr.New()})
+	f := MergedFinal{Publish: hdr.New(), EndToEnd: hdr.New(), ScheduleDelay: hdr.New(), AckWait: hdr.New(),
+		Window: loadgen.ProduceWindow{Limit: 1, Share: 0.95, Batches: 1000, FullBatches: 900}}
+	res := a.Result(f, nil)
+	rows := slices.Collect(res.Timeline.All())
+	if r := rows[0]; r.WindowShare != 0.75 || r.FullBatchShare != 0.25 || r.CPUShare != 0.75 {
+		t.Errorf("second 1: window share %v, full batches %v, cpu share %v; want 0.75, 0.25, 0.75", r.WindowShare, r.FullBatchShare, r.CPUShare)
+	}
+	if r := rows[1]; r.WindowShare != 0 || r.FullBatchShare != 0 || r.CPUShare != 0 {
+		t.Errorf("second 2 (no batches, no process figures): %v %v %v, want zeros", r.WindowShare, r.FullBatchShare, r.CPUShare)
+	}
+	if c := res.Client; c.WindowLimit != 1 || c.WindowShare != 0.95 || c.FullBatchShare != 0.9 || c.Batches != 1000 {
+		t.Errorf("client signals %+v; want the final's window: limit 1, share 0.95, 0.9 of 1000 batches full", c)
+	}
+}

@@ -221,9 +221,7 @@ func (r *runner) fillClient(cs *ClientSignals, col *collector, st *execState, pr
 	}
 	cs.MaxInFlight = col.maxFlight
 	cs.WindowShare, cs.FullBatchShare, cs.Batches = windowSignals(startK, endK)
-	if len(col.prods) > 0 && col.prods[0].win != nil {
-		cs.WindowLimit = col.prods[0].win.limit
-	}
+	cs.WindowLimit = col.windowLimit()
 	cs.CPUSeconds = endK.cpu - startK.cpu
 	if acked := endK.acked - startK.acked; acked > 0 {
 		cs.CPUPerMillion = cs.CPUSeconds / float64(acked) * 1e6

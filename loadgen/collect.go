@@ -264,14 +264,34 @@ func processCPU() float64 {
 // of the interval one producer's connection to one broker spent at its window, the share of the
 // batches written that were full, and how many batches were written.
 func windowSignals(a, b counters) (share, full float64, batches int64) {
-	var fulls int64
+	w := windowBetween(a, b)
+	return w.Share, w.FullBatchShare(), w.Batches
+}
+
+// windowOf is the producers' protocol window between a and b, with its limit.
+func (c *collector) windowOf(a, b counters) ProduceWindow {
+	w := windowBetween(a, b)
+	w.Limit = c.windowLimit()
+	return w
+}
+
+// windowLimit is the produce requests each producer may have in flight per broker; 0 when not
+// metered (acks=0) or without producers.
+func (c *collector) windowLimit() int {
+	if len(c.prods) > 0 && c.prods[0].win != nil {
+		return c.prods[0].win.limit
+	}
+	return 0
+}
+
+// windowBetween is the producers' protocol window between a and b as counts a worker's report
+// carries (ProduceWindow), so that reports merge exactly.
+func windowBetween(a, b counters) ProduceWindow {
+	var w ProduceWindow
 	for i := range min(len(a.win), len(b.win)) {
-		share = max(share, windowShare(a.win[i], b.win[i], b.t-a.t))
-		batches += b.win[i].batches - a.win[i].batches
-		fulls += b.win[i].full - a.win[i].full
+		w.Share = max(w.Share, windowShare(a.win[i], b.win[i], b.t-a.t))
+		w.Batches += b.win[i].batches - a.win[i].batches
+		w.FullBatches += b.win[i].full - a.win[i].full
 	}
-	if batches > 0 {
-		full = float64(fulls) / float64(batches)
-	}
-	return share, full, batches
+	return w
 }

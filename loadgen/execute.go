@@ -218,7 +218,7 @@ func (r *runner) execute(ctx context.Context) (*Result, error) {
 	r.stop(x, st)
 	res := r.result(x, st, runErr)
 	if runErr == nil && r.opts.Feed.Final != nil {
-		f, err := feedFinal(res, x.c.groups)
+		f, err := feedFinal(res, x.c.groups, x.col.windowOf(st.startK, st.endK))
 		if err != nil {
 			return res, err
 		}

@@ -43,6 +43,7 @@ type FeedSecond struct {
 	BufferFullNs                      int64 // time the producers waited for buffer space, summed
 	InFlight                          int64 // records handed to the clients and not finished, at its end
 	Backlog                           []int64
+	Window                            ProduceWindow // the producers' protocol window over the second
 
 	Publish, EndToEnd, ScheduleDelay hdr.Encoded
 }
@@ -53,6 +54,34 @@ type FeedFinal struct {
 	Counts, Excluded                          Counts
 	Publish, EndToEnd, ScheduleDelay, AckWait hdr.Encoded
 	Groups                                    []FeedGroup
+	Window                                    ProduceWindow // the producers' protocol window over the measured window
+}
+
+// ProduceWindow is the producers' protocol window over a span, in figures that merge exactly
+// across workers (each producer connection belongs to one): the produce requests a producer may
+// have in flight per broker (Limit, ClientSignals.WindowLimit), the largest share of the span
+// one producer's connection to one broker spent with all of them in flight (Share; merged by
+// taking the largest), and the batches written with those of them that had no room for
+// another record (summed).
+type ProduceWindow struct {
+	Limit       int     `json:"limit"`
+	Share       float64 `json:"share"`
+	Batches     int64   `json:"batches"`
+	FullBatches int64   `json:"full_batches"`
+}
+
+// FullBatchShare is the share of the batches that were full, 0 without any.
+func (w ProduceWindow) FullBatchShare() float64 {
+	if w.Batches == 0 {
+		return 0
+	}
+	return float64(w.FullBatches) / float64(w.Batches)
+}
+
+// Merge adds o to w: the largest share and limit, the batches summed.
+func (w *ProduceWindow) Merge(o ProduceWindow) {
+	w.Limit, w.Share = max(w.Limit, o.Limit), max(w.Share, o.Share)
+	w.Batches, w.FullBatches = w.Batches+o.Batches, w.FullBatches+o.FullBatches
 }
 
 // FeedGroup is one consumer group's ledger after the drain. Its producer ids are global; in a
@@ -98,7 +127,7 @@ func (c *collector) feedSeconds(k counters, phase string, flight int64, backlogs
 	c.fed = append(c.fed, FeedSecond{
 		Index: idx, Phase: phase, Sent: k.sent - c.last.sent, Acked: acked, AckedBytes: acked * int64(c.msgBytes),
 		Consumed: k.consumed - c.last.consumed, Failed: k.failed - c.last.failed, Errors: k.errs - c.last.errs,
-		BufferFullNs: k.fullNs - c.last.fullNs, InFlight: flight, Backlog: backlogs,
+		BufferFullNs: k.fullNs - c.last.fullNs, InFlight: flight, Backlog: backlogs, Window: c.windowOf(c.last, k),
 		Publish: hists[0], EndToEnd: hists[1], ScheduleDelay: hists[2],
 	})
 	c.fedIndex = idx
@@ -155,10 +184,10 @@ func (c *collector) clockPhase(i int, def string) string {
 	return def
 }
 
-// feedFinal is the run's final report: the Result's counts and window histograms, and each
-// group's ledger.
-func feedFinal(res *Result, groups []*group) (FeedFinal, error) {
-	f := FeedFinal{Counts: res.Counts, Excluded: res.ExcludedCounts}
+// feedFinal is the run's final report: the Result's counts and window histograms, each
+// group's ledger, and the producers' protocol window over the measured window.
+func feedFinal(res *Result, groups []*group, window ProduceWindow) (FeedFinal, error) {
+	f := FeedFinal{Counts: res.Counts, Excluded: res.ExcludedCounts, Window: window}
 	h := res.Histograms
 	for _, e := range []struct {
 		dst *hdr.Encoded

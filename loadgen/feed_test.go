@@ -8,6 +8,7 @@ import (
 
 	"github.com/plimsoll/plimsoll/loadgen/hdr"
 	"github.com/plimsoll/plimsoll/loadgen/ledger"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 func TestFeedIndex(t *testing.T) {
@@ -38,8 +39,12 @@ func TestFeedSecond(t *testing.T) {
 	g := &group{name: "g", ledger: ledger.NewGroup(2, 1)}
 	cn := newConsumer(p.run, g, map[string]int{"a": 0}, 0)
 	const base = int64(3 * time.Second)
+	p.win = newWindowMeter(1, 16384, 1100, func() int64 { return 0 })
 	col := newCollector(p.run, []*producer{p}, []*consumer{cn}, []*group{g}, 100, 1000, base)
 	col.feeding = true
+	for _, n := range []int{15000, 15400, 2000} { // room for 1,100 B more: yes, no, yes
+		p.win.OnProduceBatchWritten(kgo.BrokerMetadata{}, "t", 0, kgo.ProduceBatchMetrics{UncompressedBytes: n})
+	}
 	for i := range 10 {
 		p.pub[phaseMeasured].Record(int64(i+1) * int64(time.Millisecond))
 		p.sched[phaseExcluded].Record(int64(i) * int64(time.Microsecond))
@@ -63,7 +68,8 @@ func TestFeedSecond(t *testing.T) {
 		t.Fatalf("%d seconds fed, want 1", len(col.fed))
 	}
 	f2 := &col.fed[0]
-	want := FeedSecond{Index: 1, Phase: PhaseWarmup, Sent: 12, Acked: 10, AckedBytes: 1000, Consumed: 4, BufferFullNs: 7e6, Backlog: []int64{6}}
+	want := FeedSecond{Index: 1, Phase: PhaseWarmup, Sent: 12, Acked: 10, AckedBytes: 1000, Consumed: 4, BufferFullNs: 7e6, Backlog: []int64{6},
+		Window: ProduceWindow{Limit: 1, Batches: 3, FullBatches: 1}}
 	got := *f1
 	got.Publish, got.EndToEnd, got.ScheduleDelay = hdr.Encoded{}, hdr.Encoded{}, hdr.Encoded{}
 	if !slices.Equal(got.Backlog, want.Backlog) {

@@ -88,4 +88,7 @@ func TestWindowSignals(t *testing.T) {
 	if n != 4 {
 		t.Errorf("batches %d, want 4", n)
 	}
+	if w := windowBetween(a, b); w != (ProduceWindow{Share: 0.9, Batches: 4, FullBatches: 2}) {
+		t.Errorf("window %+v, want share 0.9, 2 of 4 batches full (the counts a worker's report carries)", w)
+	}
 }
