@@ -40,6 +40,28 @@ type workersResult struct {
 			Criterion, Text string
 		} `json:"reasons"`
 	} `json:"verdict"`
+	Client struct {
+		WindowLimit int   `json:"window_limit"`
+		Batches     int64 `json:"batches"`
+	} `json:"client"`
+	Timeline []workersSecond `json:"timeline"`
+}
+
+// workersSecond is what the test reads of a timeline row.
+type workersSecond struct {
+	Phase    string  `json:"phase"`
+	CPUShare float64 `json:"cpu_share"`
+}
+
+// mergedClientFigures fails t unless r's merged figures include the producers' window (its limit
+// and the batches written in the window) and, in the window's seconds, the busiest worker's CPU.
+func mergedClientFigures(t *testing.T, r workersResult) {
+	t.Helper()
+	cpu := slices.ContainsFunc(r.Timeline, func(s workersSecond) bool { return s.Phase == "measure" && s.CPUShare > 0 })
+	if r.Client.WindowLimit == 0 || r.Client.Batches == 0 || !cpu {
+		t.Errorf("client window limit %d, batches %d, a measured second with the busiest worker's cpu_share: %v; want the workers' figures merged",
+			r.Client.WindowLimit, r.Client.Batches, cpu)
+	}
 }
 
 func readWorkersResult(t *testing.T, out string) workersResult {
@@ -106,6 +128,7 @@ func TestLocalWorkers(t *testing.T) {
 	if r.Counts.Sent != sent || r.Counts.Acked != acked || r.Counts.Consumed != consumed || r.Counts.Lost != 0 || r.Counts.Duplicated != 0 || sent == 0 {
 		t.Errorf("result.json counts %+v, the workers' sum sent %d, acked %d, consumed %d; want equal, none lost or duplicated", r.Counts, sent, acked, consumed)
 	}
+	mergedClientFigures(t, r)
 	noRunTopics(t, r.RunID)
 
 	out = filepath.Join(dir, "killed")
