@@ -156,11 +156,12 @@ func (c *collector) tick(now int64, phase string) Second {
 		BacklogMsgs:         largest(backlogs),
 		CPUShare:            (k.cpu - c.last.cpu) / dt / float64(runtime.NumCPU()),
 	}
-	s.WindowShare, s.FullBatchShare, _ = windowSignals(c.last, k)
+	win := c.windowOf(c.last, k)
+	s.WindowShare, s.FullBatchShare = win.Share, win.FullBatchShare()
 	hists, ok := c.logSecond((c.last.t-c.base)/1e6, (now-c.base)/1e6)
 	c.fed = c.fed[:0]
 	if c.feeding && ok {
-		c.feedSeconds(k, phase, flight, backlogs, hists)
+		c.feedSeconds(k, phase, flight, backlogs, win, hists)
 	}
 	if err := c.timeline.Add(s); err != nil {
 		c.timelineErr = err

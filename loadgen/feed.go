@@ -102,12 +102,13 @@ func feedIndex(now, base int64, prev int) int {
 }
 
 // feedSeconds builds the seconds fed for the tick ending at k: the second it ends in, from the
-// counters at its start (c.last), the records in flight, the groups' backlogs and the encoded
-// histograms; and before it, empty, every second whose boundary the phase loop passed without
-// a tick (it woke more than a second late: a stalled process, or a slow call in the drain's
-// loop, such as its listing of the end offsets), so that the indices fed run on without a gap and the counts, all in the
-// tick's second, stay exact.
-func (c *collector) feedSeconds(k counters, phase string, flight int64, backlogs []int64, hists [3]hdr.Encoded) {
+// counters at its start (c.last), the records in flight, the groups' backlogs, the producers'
+// window over the tick (win, which the timeline's row has too) and the encoded histograms; and
+// before it, empty, every second whose boundary the phase loop passed without a tick (it woke
+// more than a second late: a stalled process, or a slow call in the drain's loop, such as its
+// listing of the end offsets), so that the indices fed run on without a gap and the counts, all
+// in the tick's second, stay exact.
+func (c *collector) feedSeconds(k counters, phase string, flight int64, backlogs []int64, win ProduceWindow, hists [3]hdr.Encoded) {
 	idx := feedIndex(k.t, c.base, c.fedIndex)
 	phase = c.tickPhase(idx, phase)
 	for i := c.fedIndex + 1; i < idx; i++ {
@@ -127,7 +128,7 @@ func (c *collector) feedSeconds(k counters, phase string, flight int64, backlogs
 	c.fed = append(c.fed, FeedSecond{
 		Index: idx, Phase: phase, Sent: k.sent - c.last.sent, Acked: acked, AckedBytes: acked * int64(c.msgBytes),
 		Consumed: k.consumed - c.last.consumed, Failed: k.failed - c.last.failed, Errors: k.errs - c.last.errs,
-		BufferFullNs: k.fullNs - c.last.fullNs, InFlight: flight, Backlog: backlogs, Window: c.windowOf(c.last, k),
+		BufferFullNs: k.fullNs - c.last.fullNs, InFlight: flight, Backlog: backlogs, Window: win,
 		Publish: hists[0], EndToEnd: hists[1], ScheduleDelay: hists[2],
 	})
 	c.fedIndex = idx
