@@ -4,11 +4,11 @@ import (
 	"sync"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // recordPools hands franz-go the slices it decodes a fetch's record batches into
-// (kgo.PoolRecords; since v1.22.1 it decodes straight into kgo.Records, and its kmsg.Record
-// pool, kgo.PoolKRecords, is unused) and the buffers it decompresses them into
+// (kgo.PoolRecords, kgo.PoolKRecords) and the buffers it decompresses them into
 // (kgo.PoolDecompressBytes), and takes them back: a consumer whose client has these pools
 // recycles every record once it is accounted (kgo.Record.Recycle), and the next fetch decodes
 // into the same memory. Free lists under a mutex rather than sync.Pool: putting a slice into a
@@ -16,12 +16,14 @@ import (
 type recordPools struct {
 	mu    sync.Mutex
 	recs  [][]kgo.Record
+	krecs [][]kmsg.Record
 	bytes [][]byte
 }
 
 func newRecordPools() *recordPools {
 	return &recordPools{
 		recs:  make([][]kgo.Record, 0, poolKeep),
+		krecs: make([][]kmsg.Record, 0, poolKeep),
 		bytes: make([][]byte, 0, poolKeep),
 	}
 }
@@ -43,6 +45,20 @@ func (p *recordPools) GetRecords(n int) []kgo.Record {
 
 // PutRecords implements kgo.PoolRecords.
 func (p *recordPools) PutRecords(s []kgo.Record) { p.mu.Lock(); push(&p.recs, s); p.mu.Unlock() }
+
+// GetKRecords implements kgo.PoolKRecords.
+func (p *recordPools) GetKRecords(n int) []kmsg.Record {
+	p.mu.Lock()
+	s := pop(&p.krecs, n)
+	p.mu.Unlock()
+	if s == nil {
+		s = sized[kmsg.Record](n)
+	}
+	return s
+}
+
+// PutKRecords implements kgo.PoolKRecords.
+func (p *recordPools) PutKRecords(s []kmsg.Record) { p.mu.Lock(); push(&p.krecs, s); p.mu.Unlock() }
 
 // GetDecompressBytes implements kgo.PoolDecompressBytes. It hands out the largest free buffer:
 // the compressed size says little of the decompressed one (a ratio of 10 is common), and a
