@@ -71,6 +71,20 @@ func ParseBootstrap(s string) ([]string, error) {
 	return out, nil
 }
 
+// Protocol is the security.protocol the target's connections use: PLAINTEXT, SSL,
+// SASL_PLAINTEXT or SASL_SSL.
+func (t Target) Protocol() string {
+	switch {
+	case t.TLS != nil && t.SASL != nil:
+		return "SASL_SSL"
+	case t.TLS != nil:
+		return "SSL"
+	case t.SASL != nil:
+		return "SASL_PLAINTEXT"
+	}
+	return "PLAINTEXT"
+}
+
 // Validate checks the target without contacting it.
 func (t Target) Validate() error {
 	if len(t.Bootstrap) == 0 {

@@ -17,6 +17,19 @@ func TestParseBootstrap(t *testing.T) {
 	}
 }
 
+// TestProtocol: the security.protocol of each combination of TLS and SASL.
+func TestProtocol(t *testing.T) {
+	sasl := &SASL{Mechanism: "SCRAM-SHA-512", User: "u"}
+	for _, c := range []struct {
+		t    Target
+		want string
+	}{{Target{}, "PLAINTEXT"}, {Target{TLS: &TLS{}}, "SSL"}, {Target{SASL: sasl}, "SASL_PLAINTEXT"}, {Target{TLS: &TLS{}, SASL: sasl}, "SASL_SSL"}} {
+		if got := c.t.Protocol(); got != c.want {
+			t.Errorf("%+v: Protocol() = %q, want %q", c.t, got, c.want)
+		}
+	}
+}
+
 func TestValidate(t *testing.T) {
 	cases := []struct {
 		name string

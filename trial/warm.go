@@ -35,16 +35,17 @@ const (
 type Warmth struct {
 	Rate     float64       // msgs/s of warmSize bytes
 	Duration time.Duration // as driven
+	Protocol string        // the listener's security.protocol the load went through
 	// JITStart and JITEnd are the brokers' mean JIT compile seconds per second over the
 	// warm-up's first and last 5 s; missing when the brokers' metrics were not read.
 	JITStart, JITEnd probe.Num
 }
 
-// String says it for people, e.g. "30 s at 6,957 msgs/s of 100 B: each broker's JIT compiling
-// 1.03 s/s in the first 5 s, 0.35 in the last". Compile time is summed over a JVM's compiler
-// threads and counts their waits for a CPU, so it can exceed 1 s/s.
+// String says it for people, e.g. "30 s at 6,957 msgs/s of 100 B through PLAINTEXT: each
+// broker's JIT compiling 1.03 s/s in the first 5 s, 0.35 in the last". Compile time is summed
+// over a JVM's compiler threads and counts their waits for a CPU, so it can exceed 1 s/s.
 func (w Warmth) String() string {
-	s := fmt.Sprintf("%s at %s msgs/s of %s", units.Duration(w.Duration), units.Count(w.Rate), units.Size(warmSize))
+	s := fmt.Sprintf("%s at %s msgs/s of %s through %s", units.Duration(w.Duration), units.Count(w.Rate), units.Size(warmSize), w.Protocol)
 	if w.JITStart.OK() && w.JITEnd.OK() {
 		s += fmt.Sprintf(": each broker's JIT compiling %s s/s in the first 5 s, %s in the last", units.Short(float64(w.JITStart)), units.Short(float64(w.JITEnd)))
 	}
@@ -53,8 +54,9 @@ func (w Warmth) String() string {
 
 // Warm drives a moderate load (one producer, one consumer group, the runner's partitions and
 // replication factor) through the local cluster for d, so that its brokers' JVMs have compiled
-// the code a trial runs before one is measured. Its topics carry plimsoll's prefix and are
-// deleted afterwards.
+// the code a trial runs before one is measured. The load goes through w.Target's listener: a
+// broker warmed over PLAINTEXT has not compiled its TLS and SASL code. Its topics carry
+// plimsoll's prefix and are deleted afterwards.
 func Warm(ctx context.Context, w *Where, d time.Duration) (Warmth, error) {
 	spec := warmSpec(w, d)
 	res, err := Run(ctx, Config{Spec: spec, Target: w.Target, Probe: w.ProbeConfig(),
@@ -64,7 +66,7 @@ func Warm(ctx context.Context, w *Where, d time.Duration) (Warmth, error) {
 		return Warmth{}, fmt.Errorf("warming the brokers up: %w", err)
 	}
 	defer res.Close()
-	out := Warmth{Rate: spec.Rate, Duration: d, JITStart: probe.Missing, JITEnd: probe.Missing}
+	out := Warmth{Rate: spec.Rate, Duration: d, Protocol: w.Target.Protocol(), JITStart: probe.Missing, JITEnd: probe.Missing}
 	if res.Series != nil {
 		out.JITStart, out.JITEnd = jitAt(res.Series, 0), jitAt(res.Series, res.Series.Len()-5)
 	}

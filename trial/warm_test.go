@@ -52,8 +52,8 @@ func TestJITAt(t *testing.T) {
 	if got := jitAt(&probe.Series{Samples: []probe.Sample{sample(probe.Missing)}}, 0); got.OK() {
 		t.Errorf("no readings: %v, want missing", got)
 	}
-	w := Warmth{Rate: 6957, Duration: 30 * time.Second, JITStart: 1.03, JITEnd: 0.35}
-	if got, want := w.String(), "30 s at 6,957 msgs/s of 100 B: each broker's JIT compiling 1.03 s/s in the first 5 s, 0.35 in the last"; got != want {
+	w := Warmth{Rate: 6957, Duration: 30 * time.Second, Protocol: "SASL_SSL", JITStart: 1.03, JITEnd: 0.35}
+	if got, want := w.String(), "30 s at 6,957 msgs/s of 100 B through SASL_SSL: each broker's JIT compiling 1.03 s/s in the first 5 s, 0.35 in the last"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 }

@@ -3,7 +3,10 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/plimsoll/plimsoll/localkafka"
@@ -34,6 +37,7 @@ func TestScenarioTLSCost(t *testing.T) {
 	if !(cpu[1].Y > cpu[0].Y) {
 		t.Errorf("brokers' CPU per message with SASL_SSL %.1f µs, PLAINTEXT %.1f µs: want SASL_SSL above", cpu[1].Y, cpu[0].Y)
 	}
+	warmedThrough(t, filepath.Join(out, "scenario.log"), "PLAINTEXT", "SASL_SSL")
 	secure, _ := filepath.Glob(filepath.Join(out, "run-sasl_ssl", "b-*"))
 	if len(secure) != 1 {
 		t.Fatalf("the SASL_SSL side's repetitions: %v, want one", secure)
@@ -42,5 +46,27 @@ func TestScenarioTLSCost(t *testing.T) {
 	t.Logf("SASL_SSL side, broker 1's link in: %.1f%% of its NIC (%s)", in.Mean.Or(0), in.Metric)
 	if in.Metric != "link bytes in ÷ NIC" || !(in.Mean.Or(0) > 5) {
 		t.Errorf("broker 1's network in over SASL_SSL: %+v; want the shaped link's bytes, about 8%% of 1 Gbit/s", in)
+	}
+}
+
+// warmedThrough checks that the scenario's log says each arm's JIT warm-up went through the
+// listener the arm measures, in the order given: a secure arm warmed over PLAINTEXT compiles its
+// TLS and SASL code inside the measured window.
+func warmedThrough(t *testing.T, log string, protocols ...string) {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if _, rest, ok := strings.Cut(l, "warmed: "); ok {
+			_, p, _ := strings.Cut(rest, " through ")
+			p, _, _ = strings.Cut(p, ":")
+			got = append(got, p)
+		}
+	}
+	if !slices.Equal(got, protocols) {
+		t.Errorf("the arms' warm-ups went through %q, want %q (%s)", got, protocols, log)
 	}
 }
