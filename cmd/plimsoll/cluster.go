@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/plimsoll/plimsoll/report"
 
 	"github.com/plimsoll/plimsoll/localkafka"
+	"github.com/plimsoll/plimsoll/target"
 	"github.com/plimsoll/plimsoll/trial"
 	"github.com/plimsoll/plimsoll/units"
 	"github.com/spf13/cobra"
@@ -123,11 +126,60 @@ func (uf *clusterUpFlags) run(cmd *cobra.Command, dir string, asJSON bool) error
 	if err != nil {
 		return clusterErr(err)
 	}
-	w := &trial.Where{Local: c, Target: c.Target(), NIC: c.NIC}
-	if err := trial.WarmLocal(ctx, w, uf.warm, cmd.ErrOrStderr()); err != nil {
+	if err := warmUp(ctx, c, o.Security, uf.warm, cmd.ErrOrStderr()); err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v; the cluster is up, but its first trials will measure brokers that are still compiling\n", err)
 	}
 	return printStatus(cmd, c.Status(), asJSON)
+}
+
+// warmUp warms a new cluster's JVMs for d through PLAINTEXT or, when the cluster has secure
+// listeners, half of d through PLAINTEXT and half through secureWarm's listener: a broker warmed
+// over PLAINTEXT alone compiles its TLS and SASL code inside the first secure trial's window.
+func warmUp(ctx context.Context, c *localkafka.State, sec localkafka.Security, d time.Duration, log io.Writer) error {
+	plain := &trial.Where{Local: c, Target: c.Target(), NIC: c.NIC}
+	secure, note := secureWarm(c, sec)
+	if note != "" && d > 0 {
+		fmt.Fprintf(log, "note: %s\n", note)
+	}
+	if secure == nil {
+		return trial.WarmLocal(ctx, plain, d, log)
+	}
+	if err := trial.WarmLocal(ctx, plain, d/2, log); err != nil {
+		return err
+	}
+	return trial.WarmLocal(ctx, secure, d-d/2, log)
+}
+
+// secureWarm is the secure listener whose load compiles the most of a secure trial's code
+// (SASL_SSL: TLS and SASL; else SSL; else SASL_PLAINTEXT), with what reaching it takes; nil, and
+// a note saying why, when the cluster's authorizer would refuse the load (no ACLs yet).
+func secureWarm(c *localkafka.State, sec localkafka.Security) (*trial.Where, string) {
+	ls := map[string]localkafka.ListenerStatus{}
+	for _, l := range c.SecureListeners() {
+		ls[l.Name] = l
+	}
+	if len(ls) == 0 {
+		return nil, ""
+	}
+	if sec.Authorizer {
+		return nil, "the warm-up went through PLAINTEXT only: the authorizer refuses the secure listeners' clients until ACLs allow them, so a first trial through one measures its TLS and SASL code compiling"
+	}
+	for _, name := range []string{localkafka.ListenerSASLSSL, localkafka.ListenerSSL, localkafka.ListenerSASLPlain} {
+		l, ok := ls[name]
+		if !ok {
+			continue
+		}
+		t := c.Target()
+		t.Bootstrap = strings.Split(l.Bootstrap, ",")
+		if l.CAFile != "" {
+			t.TLS = &target.TLS{CAFile: l.CAFile, CertFile: l.ClientCert, KeyFile: l.ClientKey}
+		}
+		if l.SASLUser != "" {
+			t.SASL = &target.SASL{Mechanism: "SCRAM-SHA-512", User: l.SASLUser, Password: sec.SASLPassword}
+		}
+		return &trial.Where{Local: c, Target: t, NIC: c.NIC}, ""
+	}
+	return nil, ""
 }
 
 // clusterUpFlags are `plimsoll cluster up`'s flags beyond the options they fill directly.
