@@ -64,6 +64,15 @@ type Limits struct {
 	Beat time.Duration
 }
 
+// limits are l with the plan's silence limit, when it sets one, for silence and for Lag.
+func (p Plan) limits(l Limits) Limits {
+	if p.Silence > 0 {
+		l.Silence = p.Silence
+		l.Lag = max(l.Lag, int(p.Silence/time.Second))
+	}
+	return l
+}
+
 // DefaultLimits are the limits of real runs.
 var DefaultLimits = Limits{Join: 60 * time.Second, Silence: 5 * time.Second, Lag: 5, Find: 60 * time.Second, Poll: 200 * time.Millisecond, Beat: time.Second}
 

@@ -301,13 +301,19 @@ func TestSilentWorkers(t *testing.T) {
 		name    string
 		seconds [3]int // the seconds each worker reports
 		finals  [3]bool
+		silence time.Duration // the plan's silence limit
 		says    string
 	}{
-		{"behind the others", [3]int{9, 9, 2}, [3]bool{}, "worker 2: last report second 2"},
-		{"no more reports", [3]int{3, 3, 3}, [3]bool{true, false, true}, "worker 1: last report second 3, nothing read from it for 2s"},
-		{"never reported", [3]int{0, 2, 2}, [3]bool{false, true, true}, "worker 0: no report yet"},
+		{"behind the others", [3]int{9, 9, 2}, [3]bool{}, 0, "worker 2: last report second 2"},
+		{"no more reports", [3]int{3, 3, 3}, [3]bool{true, false, true}, 0, "worker 1: last report second 3, nothing read from it for 2s"},
+		{"never reported", [3]int{0, 2, 2}, [3]bool{false, true, true}, 0, "worker 0: no report yet"},
+		// A run with faults: its plan's limit, not the coordinator's own, and in seconds its lag.
+		{"the plan's silence limit", [3]int{3, 3, 3}, [3]bool{true, false, true}, 5 * time.Second, "worker 1: last report second 3, nothing read from it for 5s"},
+		{"4 seconds behind", [3]int{9, 9, 5}, [3]bool{true, true, false}, 0, "worker 2: last report second 5, nothing read from it for 0s"},
+		{"4 seconds behind, within the plan's lag", [3]int{9, 9, 5}, [3]bool{true, true, false}, 5 * time.Second, "worker 2: last report second 5, nothing read from it for 5s"},
 	} {
 		base, p := testRun(t)
+		p.Silence = tc.silence
 		// The coordinator's clock at the plan's start: no report is due before it.
 		co := open(t, base, p, &clock{t: p.Start, step: 100 * time.Millisecond})
 		ws := joinAll(t, base, p, co, 3)
@@ -360,8 +366,12 @@ func TestCoordinatorGone(t *testing.T) {
 		{"silent", time.Hour, false, "no heartbeat from it for 2s (run 20261126t150000-ab12)"},
 		{"ended", time.Hour, true, "the coordinator is gone: the search is over"},
 		{"beating", testLimits.Beat, false, ""},
+		{"silent past the plan's limit", time.Hour, false, "no heartbeat from it for 5s (run 20261126t150000-ab12)"},
 	} {
 		base, p := testRun(t)
+		if strings.Contains(tc.name, "plan's limit") {
+			p.Silence = 5 * time.Second
+		}
 		l := testLimits
 		l.Beat = tc.beat
 		co, err := Open(context.Background(), base, p, WallClock, l)
@@ -383,6 +393,12 @@ func TestCoordinatorGone(t *testing.T) {
 			waitFor(func() bool { return w.Err() != nil })
 		} else {
 			wc.add(testLimits.Silence)
+			if p.Silence > 0 {
+				if err := w.Err(); err != nil {
+					t.Errorf("%s: silent for its own limit, within the plan's: %v", tc.name, err)
+				}
+				wc.add(p.Silence - testLimits.Silence)
+			}
 			if tc.says == "" {
 				waitFor(func() bool { return w.Err() == nil }) // the next heartbeat read
 			}

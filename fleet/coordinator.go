@@ -42,7 +42,7 @@ func Open(ctx context.Context, base []kgo.Opt, p Plan, clock Clock, limits Limit
 		return nil, err
 	}
 	bctx, stop := context.WithCancel(context.Background())
-	c := &Coordinator{plan: p, cl: cl, adm: kadm.NewClient(cl), clock: clock, limits: limits, hosts: map[int]string{}, stop: stop}
+	c := &Coordinator{plan: p, cl: cl, adm: kadm.NewClient(cl), clock: clock, limits: p.limits(limits), hosts: map[int]string{}, stop: stop}
 	if err := topics.EnsureNone(ctx, c.adm, Prefix(p.RunID)); err != nil {
 		stop()
 		cl.Close()

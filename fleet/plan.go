@@ -41,6 +41,12 @@ type Plan struct {
 	// security properties in a spec (they belong to the target), and the plan is readable by
 	// whoever reads the run's prefix.
 	Spec workload.Spec
+	// Silence, when set, is the silence limit of this run on both sides: how long the
+	// coordinator hears nothing from a worker, or a worker from the coordinator, before calling
+	// it gone (the coordinator also takes it, in seconds, as the Lag limit). A run with planned
+	// faults sets it: its bus lives on the cluster under test, which the faults stall. Zero:
+	// each side's own limits.
+	Silence time.Duration
 }
 
 // planWire is the plan's JSON. The spec is decoded apart (workload.DecodeJSONStrict), since
@@ -53,6 +59,7 @@ type planWire struct {
 	StartNs int64           `json:"start_unix_ns"`
 	Spec    json.RawMessage `json:"spec"`
 	Payload []byte          `json:"payload,omitempty"`
+	Silence int64           `json:"silence_ns,omitempty"`
 }
 
 // Encode checks the plan (Check) and returns its JSON.
@@ -65,7 +72,7 @@ func (p Plan) Encode() ([]byte, error) {
 		return nil, fmt.Errorf("%w: spec: %w", ErrPlan, err)
 	}
 	return json.Marshal(planWire{Format: PlanFormat, RunID: p.RunID, Version: p.Version, Workers: p.Workers,
-		StartNs: p.Start.UnixNano(), Spec: spec, Payload: p.Spec.Payload.Data})
+		StartNs: p.Start.UnixNano(), Spec: spec, Payload: p.Spec.Payload.Data, Silence: int64(p.Silence)})
 }
 
 // DecodePlan reads a plan strictly: another format, an unknown or missing field (the spec's
@@ -93,7 +100,7 @@ func DecodePlan(b []byte) (Plan, error) {
 		return Plan{}, fmt.Errorf("%w: spec: %w", ErrPlan, err)
 	}
 	spec.Payload.Data = w.Payload
-	p := Plan{RunID: w.RunID, Version: w.Version, Workers: w.Workers, Start: time.Unix(0, w.StartNs).UTC(), Spec: spec}
+	p := Plan{RunID: w.RunID, Version: w.Version, Workers: w.Workers, Start: time.Unix(0, w.StartNs).UTC(), Spec: spec, Silence: time.Duration(w.Silence)}
 	if w.StartNs == 0 {
 		p.Start = time.Time{}
 	}
@@ -120,6 +127,8 @@ func (p Plan) Check() error {
 		return fmt.Errorf("%w: the field version is missing", ErrPlan)
 	case p.Start.IsZero():
 		return fmt.Errorf("%w: the field start_unix_ns is missing", ErrPlan)
+	case p.Silence < 0:
+		return fmt.Errorf("%w: silence_ns is %d; give a duration, or leave it out for the workers' own limit", ErrPlan, p.Silence)
 	case p.Spec.PartitionsPerTopic < 1:
 		return fmt.Errorf("%w: spec.partitions is %d; the coordinator resolves the partitions before writing the plan", ErrPlan, p.Spec.PartitionsPerTopic)
 	}

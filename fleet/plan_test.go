@@ -31,7 +31,9 @@ func TestPlanRoundTrip(t *testing.T) {
 	file.Spec.Payload = workload.Payload{Kind: workload.PayloadFile, Path: "/data/msg.bin"}
 	file.Spec.Payload.Data = []byte("a payload file's bytes, as the workers must send them")
 	file.Spec.MessageSize = len(file.Spec.Payload.Data)
-	for name, p := range map[string]Plan{"generated payload": testPlan(), "payload file": file} {
+	faults := testPlan()
+	faults.Silence = 32 * time.Second
+	for name, p := range map[string]Plan{"generated payload": testPlan(), "payload file": file, "a silence limit": faults} {
 		b, err := p.Encode()
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -42,7 +44,7 @@ func TestPlanRoundTrip(t *testing.T) {
 		}
 		if got.RunID != p.RunID || got.Version != p.Version || got.Workers != p.Workers || !got.Start.Equal(p.Start) ||
 			got.Spec.String() != p.Spec.String() || got.Spec.ProducerProps.String() != p.Spec.ProducerProps.String() ||
-			string(got.Spec.Payload.Data) != string(p.Spec.Payload.Data) {
+			string(got.Spec.Payload.Data) != string(p.Spec.Payload.Data) || got.Silence != p.Silence {
 			t.Errorf("%s: decoded %+v\n want %+v", name, got, p)
 		}
 		again, err := got.Encode()
@@ -82,6 +84,7 @@ func TestDecodePlanRefuses(t *testing.T) {
 		{"an invalid spec", edit(`"producers":7`, `"producers":-1`), "producers"},
 		{"more workers than producers", edit(`"producers":7`, `"producers":2`), "3 workers with 2 producers"},
 		{"a payload for a generated payload", edit(`"workers":3`, `"workers":3,"payload":"eA=="`), "payload of 1 bytes"},
+		{"a negative silence limit", edit(`"workers":3`, `"workers":3,"silence_ns":-1`), "silence_ns is -1"},
 		{"a secret", edit(`"linger.ms":"5"`, `"linger.ms":"5","sasl.jaas.config":"x"`), "security is configured on the target"},
 	} {
 		_, err := DecodePlan([]byte(tc.in))
@@ -158,4 +161,24 @@ func FuzzDecodePlan(f *testing.F) {
 			t.Fatalf("encoding is not stable (%v):\n%s\n%s", err, e, e2)
 		}
 	})
+}
+
+// TestPlanLimits: a plan's silence limit replaces the side's own, and is the Lag limit in
+// seconds when that is shorter; a plan without one leaves the limits alone.
+func TestPlanLimits(t *testing.T) {
+	own := Limits{Join: time.Minute, Silence: 5 * time.Second, Lag: 5, Find: time.Minute, Poll: time.Second, Beat: time.Second}
+	p := testPlan()
+	if got := p.limits(own); got != own {
+		t.Errorf("no silence limit: %+v, want %+v", got, own)
+	}
+	p.Silence = 32 * time.Second
+	want := own
+	want.Silence, want.Lag = 32*time.Second, 32
+	if got := p.limits(own); got != want {
+		t.Errorf("a 32 s silence limit: %+v, want %+v", got, want)
+	}
+	own.Lag = 40
+	if got := p.limits(own); got.Lag != 40 {
+		t.Errorf("a longer Lag limit of the side's own: %d, want 40 kept", got.Lag)
+	}
 }

@@ -85,6 +85,7 @@ func (w *Worker) join(ctx context.Context, j Joining) error {
 		return err
 	}
 	w.Plan = p
+	w.limits = p.limits(w.limits)
 	err = p.CheckJoin(j.RunID, j.Version, w.clock.Now())
 	if err == nil {
 		w.Share, err = p.Share(j.Index)

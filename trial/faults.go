@@ -20,33 +20,62 @@ func startFaults(ctx context.Context, cfg Config, opts *loadgen.Options) func() 
 	if len(cfg.Faults) == 0 || cfg.FaultTarget == nil {
 		return func() []fault.Window { return nil }
 	}
-	fctx, cancel := context.WithCancel(ctx)
-	done := make(chan []fault.Window, 1)
-	started := false
-	isr, closeISR := isrReader(cfg, opts.TopicPrefix)
+	var run *faultRun
 	prev := opts.Started
 	opts.Started = func(producers, window time.Time) {
 		if prev != nil {
 			prev(producers, window)
 		}
-		started = true
-		s := fault.Schedule{Plan: cfg.Faults, Target: cfg.FaultTarget, Clock: fault.WallClock, ISRFull: isr, WatchFor: watchFor(cfg)}
-		go func() { done <- s.Run(fctx, window, producers) }()
+		run = scheduleFaults(ctx, cfg, opts.TopicPrefix, window, producers)
 	}
-	var windows []fault.Window
 	opts.BeforeCleanup = func() {
-		if started {
-			windows, started = <-done, false
+		if run != nil {
+			run.wait()
 		}
 	}
 	return func() []fault.Window {
-		defer closeISR()
-		cancel()
-		if started {
-			windows = <-done
+		if run == nil {
+			return nil
 		}
-		return windows
+		return run.stop()
 	}
+}
+
+// faultRun is a schedule of planned faults running beside a trial's load.
+type faultRun struct {
+	cancel   context.CancelFunc
+	done     chan []fault.Window
+	windows  []fault.Window
+	finished bool
+	closeISR func()
+}
+
+// scheduleFaults starts cfg's faults on cfg.FaultTarget, each at its time from the window's
+// start, watching the ISR of the topics under prefix after each.
+func scheduleFaults(ctx context.Context, cfg Config, prefix string, window, producers time.Time) *faultRun {
+	fctx, cancel := context.WithCancel(ctx)
+	isr, closeISR := isrReader(cfg, prefix)
+	r := &faultRun{cancel: cancel, done: make(chan []fault.Window, 1), closeISR: closeISR}
+	s := fault.Schedule{Plan: cfg.Faults, Target: cfg.FaultTarget, Clock: fault.WallClock, ISRFull: isr, WatchFor: watchFor(cfg)}
+	go func() { r.done <- s.Run(fctx, window, producers) }()
+	return r
+}
+
+// wait waits for every fault to have ended (a killed broker restarted, the ISR watched) and
+// returns the windows.
+func (r *faultRun) wait() []fault.Window {
+	if !r.finished {
+		r.windows, r.finished = <-r.done, true
+	}
+	return r.windows
+}
+
+// stop ends what is left of the schedule (a fault not begun is not begun), stops the ISR
+// watch and returns the windows.
+func (r *faultRun) stop() []fault.Window {
+	defer r.closeISR()
+	r.cancel()
+	return r.wait()
 }
 
 // watchFor is how long the ISR is watched after a fault ends: the fault-recovery criterion's

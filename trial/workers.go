@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/plimsoll/plimsoll/fault"
 	"github.com/plimsoll/plimsoll/fleet"
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/loadgen/topics"
@@ -57,9 +58,6 @@ func (ws Workers) lead() time.Duration {
 // loadgen.ErrInterrupted. Whatever happens, it deletes the run's topics and groups, never a
 // name outside the run's prefix.
 func RunWorkers(ctx context.Context, cfg Config, ws Workers) (*results.Trial, error) {
-	if len(cfg.Faults) > 0 {
-		return nil, fmt.Errorf("%w: faults with workers are not supported: run them in one process", fleet.ErrPlan)
-	}
 	runID := cfg.Load.RunID
 	if runID == "" {
 		runID = NewRunID()
@@ -78,7 +76,7 @@ func RunWorkers(ctx context.Context, cfg Config, ws Workers) (*results.Trial, er
 	if err := fleet.CheckWorkers(spec, ws.N); err != nil { // after sizing: 0 partitions is the cluster's default
 		return nil, err
 	}
-	plan := fleet.Plan{RunID: runID, Version: ws.Version, Workers: ws.N, Spec: spec, Start: time.Now().Add(ws.lead())}
+	plan := fleet.Plan{RunID: runID, Version: ws.Version, Workers: ws.N, Spec: spec, Start: time.Now().Add(ws.lead()), Silence: faultSilence(cfg)}
 	cfg.Spec = spec
 	co, err := fleet.Open(ctx, base, plan, fleet.WallClock, ws.limits())
 	if err != nil {
@@ -91,6 +89,27 @@ func RunWorkers(ctx context.Context, cfg Config, ws Workers) (*results.Trial, er
 		return t, err
 	}
 	return t, errors.Join(err, cerr)
+}
+
+// faultMargin is what a run with planned faults adds to its longest fault for the silence
+// limit of its bus. The bus (the run's control and results topics) lives on the cluster under
+// test: a broker killed, paused or cut off while it leads a bus topic stalls that topic until
+// the controller fences it (broker.session.timeout.ms, 9 s by default), elects another leader
+// and the clients find it; on a cluster too small to replicate the bus, until the fault ends.
+const faultMargin = 20 * time.Second
+
+// faultSilence is the silence limit of a run with workers and planned faults: the longest
+// fault plus faultMargin, so that a fault stalling the bus is not taken for a worker, or the
+// coordinator, gone; zero (the limits' own) without faults.
+func faultSilence(cfg Config) time.Duration {
+	if len(cfg.Faults) == 0 || cfg.FaultTarget == nil {
+		return 0
+	}
+	longest := time.Duration(0)
+	for _, f := range cfg.Faults {
+		longest = max(longest, f.For)
+	}
+	return longest + faultMargin
 }
 
 // sized is the trial's spec with its partitions and replication resolved for the cluster, as a
@@ -128,7 +147,18 @@ func coordinate(ctx context.Context, cfg Config, ws Workers, co *fleet.Coordinat
 			return nil, fmt.Errorf("starting the probe: %w", err)
 		}
 	}
+	var faults *faultRun
+	if len(cfg.Faults) > 0 && cfg.FaultTarget != nil {
+		faults = scheduleFaults(ctx, cfg, fleet.Prefix(plan.RunID), plan.Start.Add(plan.Spec.Warmup), plan.Start)
+	}
 	lr, err := collect(ctx, ws, co, plan, cfg.Target.Bootstrap)
+	var windows []fault.Window
+	if faults != nil {
+		if err == nil {
+			faults.wait() // every fault ended, as a run in one process waits before its clean-up
+		}
+		windows = faults.stop()
+	}
 	var series *probe.Series
 	if p != nil {
 		series = p.Stop()
@@ -138,7 +168,7 @@ func coordinate(ctx context.Context, cfg Config, ws Workers, co *fleet.Coordinat
 		series.Close()
 		return nil, err
 	}
-	t := judge(lr, series, cfg, version, nil)
+	t := judge(lr, series, cfg, version, windows)
 	if lost {
 		verdict.WorkerLost(&t.Verdict, err.Error())
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plimsoll/plimsoll/fault"
 	"github.com/plimsoll/plimsoll/fleet"
 	"github.com/plimsoll/plimsoll/fleet/fleettest"
 	"github.com/plimsoll/plimsoll/loadgen"
@@ -195,4 +196,84 @@ func TestRunWorkersInterrupted(t *testing.T) {
 		t.Errorf("verdict %+v; want invalid, interrupted first", v)
 	}
 	fleettest.NoneLeft(t, c)
+}
+
+// TestRunWorkersWithFaults: a trial whose load two workers generate runs its planned faults as
+// a run in one process does: at their time from the window's start (the plan's start and
+// warm-up), their windows in the trial with the ISR watched, the timeline marked; its plan
+// carries the silence limit the faults need (faultSilence), so no worker is taken for lost.
+func TestRunWorkersWithFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs loadgen for several seconds")
+	}
+	c := fleettest.Cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	sp, err := fault.Parse("stop 2 at 1s for 1s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	var plan fleet.Plan
+	opened, wait := inProcessWorkers(ctx, c, -1, -1)
+	cfg := Config{Spec: fleettest.Spec(), Target: target.Target{Bootstrap: c.ListenAddrs()}, NoProbe: true, Criteria: verdict.DefaultCriteria(),
+		KafkaVersion: "test", Faults: []fault.Spec{sp}, FaultTarget: rec}
+	tr, err := RunWorkers(ctx, cfg, Workers{N: 2, Version: "test", Limits: testLimits, Lead: 4 * time.Second,
+		Opened: func(p fleet.Plan) error { plan = p; return opened(p) }})
+	workerResults(t, wait(), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if plan.Silence != time.Second+faultMargin {
+		t.Errorf("the plan's silence limit %v, want the fault's 1 s and %v", plan.Silence, faultMargin)
+	}
+	if len(rec.log) != 2 || rec.log[0] != "pause" || rec.log[1] != "resume" {
+		t.Fatalf("actions %q, want pause, resume", rec.log)
+	}
+	due := plan.Start.Add(plan.Spec.Warmup + time.Second)
+	if late := rec.at[0].Sub(due); late < 0 || late > 200*time.Millisecond {
+		t.Errorf("paused %v after the plan's start, warm-up and 1 s", late)
+	}
+	if len(tr.Faults) != 1 || tr.Faults[0].Error != "" || tr.Faults[0].RecoverySeconds == nil || tr.Faults[0].During.Seconds == 0 {
+		t.Fatalf("fault windows %+v, want the one executed, with its recovery and its seconds", tr.Faults)
+	}
+	marked := 0
+	for s := range tr.Timeline.All() {
+		if s.Fault != "" {
+			marked++
+		}
+	}
+	if marked == 0 {
+		t.Error("no second of the merged timeline marks the fault")
+	}
+	for _, r := range tr.Verdict.Reasons {
+		if r.Criterion == verdict.CritWorkerLost {
+			t.Errorf("verdict %s: %s", tr.Verdict.State, r.Text)
+		}
+	}
+	fleettest.NoneLeft(t, c)
+}
+
+// TestFaultSilence: a run with workers and faults keeps its bus's silence limit above its
+// longest fault by faultMargin; one without faults, or without a cluster to apply them to,
+// keeps the limits' own.
+func TestFaultSilence(t *testing.T) {
+	kill, _ := fault.Parse("kill 2 at 5s for 10s")
+	stop, _ := fault.Parse("stop 3 at 20s for 30s")
+	for _, c := range []struct {
+		name   string
+		faults []fault.Spec
+		target fault.Target
+		want   time.Duration
+	}{
+		{"no faults", nil, &recorder{}, 0},
+		{"no cluster to apply them to", []fault.Spec{kill}, nil, 0},
+		{"one", []fault.Spec{kill}, &recorder{}, 10*time.Second + faultMargin},
+		{"the longest of two", []fault.Spec{kill, stop}, &recorder{}, 30*time.Second + faultMargin},
+	} {
+		if got := faultSilence(Config{Faults: c.faults, FaultTarget: c.target}); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/plimsoll/plimsoll/localkafka"
 	"github.com/plimsoll/plimsoll/results"
+	"github.com/plimsoll/plimsoll/verdict"
 )
 
 // TestFaultsUnderLoad kills one broker of the shared cluster and restarts it, then stops another
@@ -42,6 +43,28 @@ func TestFaultsUnderLoad(t *testing.T) {
 	t.Run("kill", func(t *testing.T) {
 		victim, prefix := coordinatorVictim(t, clusterDir, 2, 3, 1)
 		faultCheck(t, clusterDir, fmt.Sprintf("kill %d at 5s for 10s", victim), "25s", "--topic-prefix", prefix)
+	})
+	// With local workers the coordinator runs the fault on the plan's schedule and the workers'
+	// clients ride it out as one process's do. The run's bus (its control and results topics,
+	// replicated on the 3 brokers) stalls while the killed broker, if it leads them, is fenced:
+	// the plan's silence limit (the fault's 10 s and 20 s) keeps the workers from being taken
+	// for lost, and them from taking the coordinator for gone.
+	t.Run("kill-with-workers", func(t *testing.T) {
+		victim := notController(t, clusterDir, 3, 2)
+		bin := plimsollBinary(t)
+		binary := func(args ...string) (string, string, int) {
+			out, code := runBinary(bin, args...)
+			return out, out, code
+		}
+		r := faultCheckBy(t, binary, clusterDir, fmt.Sprintf("kill %d at 5s for 10s", victim), "20s", "--local-workers", "2", "--producers", "2", "--partitions", "4", "--consumers-per-group", "2")
+		for _, reason := range r.Verdict.Reasons {
+			if reason.Criterion == verdict.CritWorkerLost {
+				t.Errorf("verdict %s: %s", r.Verdict.State, reason.Text)
+			}
+		}
+		if len(r.Workers) != 2 {
+			t.Errorf("the trial records %d workers' processes, want 2", len(r.Workers))
+		}
 	})
 	t.Run("stop", func(t *testing.T) {
 		faultCheck(t, clusterDir, fmt.Sprintf("stop %d at 5s for 12s", notController(t, clusterDir, 3, 1)), "25s")
@@ -125,13 +148,20 @@ func healthy(t *testing.T, c *localkafka.State) {
 // checks the ledger and the fault's window.
 func faultCheck(t *testing.T, dir, spec, duration string, extra ...string) *results.Trial {
 	t.Helper()
+	return faultCheckBy(t, func(args ...string) (string, string, int) { return plimsoll(t, args...) }, dir, spec, duration, extra...)
+}
+
+// faultCheckBy is faultCheck with the command run by run (its stdout, stderr and exit code):
+// a run with local workers needs the plimsoll binary, which its workers are children of.
+func faultCheckBy(t *testing.T, run func(args ...string) (string, string, int), dir, spec, duration string, extra ...string) *results.Trial {
+	t.Helper()
 	out := t.TempDir()
 	start := time.Now()
 	args := append([]string{"run", "--cluster-dir", dir, "--rate", "300", "--message-size", "1000",
 		"--duration", duration, "--warmup", "5s", "--drain-timeout", "20s", "--replication-factor", "3",
 		"--min-insync-replicas", "2", "--producer-prop", "acks=all", "--producer-prop", "enable.idempotence=true",
 		"--fault", spec, "--out", out}, extra...)
-	stdout, stderr, code := plimsoll(t, args...)
+	stdout, stderr, code := run(args...)
 	data, err := os.ReadFile(filepath.Join(out, "result.json"))
 	if err != nil {
 		t.Fatalf("%s: exit %d, no result.json: %v\n%s", spec, code, err, stderr)

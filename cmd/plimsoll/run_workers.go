@@ -45,8 +45,6 @@ func (rf *runFlags) checkWorkers(cfg trial.Config) error {
 		return usageErrf("--topic-prefix with workers: a run with workers lives under plimsoll-<run id>-, which its workers find; leave --topic-prefix out")
 	case rf.keep:
 		return usageErrf("--keep-topics with workers: the run's topics are deleted with its control topics; leave --keep-topics out")
-	case len(rf.faults) > 0:
-		return usageErrf("--fault with workers: planned faults run in one process only; leave --workers/--local-workers out")
 	}
 	return checkWorkerSpec(cfg.Spec, rf.workerCount())
 }
