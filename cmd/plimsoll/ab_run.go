@@ -160,7 +160,8 @@ func down(dir string, log io.Writer) {
 }
 
 // secureListener makes the load go through the local cluster's listener name (SSL,
-// SASL_PLAINTEXT or SASL_SSL) with the cluster's CA and the arm's SASL credentials. The probe
+// SASL_PLAINTEXT or SASL_SSL) with the cluster's CA, the client certificate where SSL requires
+// one, and the arm's SASL credentials (none when mech is empty). The probe
 // keeps the cluster's metrics endpoints and broker processes.
 func secureListener(c *localkafka.State, name, mech, password string) func(*trial.Where) error {
 	return func(w *trial.Where) error {
@@ -170,7 +171,7 @@ func secureListener(c *localkafka.State, name, mech, password string) func(*tria
 			}
 			w.Target.Bootstrap = strings.Split(l.Bootstrap, ",")
 			if l.CAFile != "" {
-				w.Target.TLS = &target.TLS{CAFile: l.CAFile}
+				w.Target.TLS = &target.TLS{CAFile: l.CAFile, CertFile: l.ClientCert, KeyFile: l.ClientKey}
 			}
 			if mech != "" {
 				w.Target.SASL = &target.SASL{Mechanism: strings.ToUpper(mech), User: l.SASLUser, Password: password}

@@ -13,7 +13,6 @@ import (
 	"github.com/plimsoll/plimsoll/report"
 
 	"github.com/plimsoll/plimsoll/localkafka"
-	"github.com/plimsoll/plimsoll/target"
 	"github.com/plimsoll/plimsoll/trial"
 	"github.com/plimsoll/plimsoll/units"
 	"github.com/spf13/cobra"
@@ -169,15 +168,15 @@ func secureWarm(c *localkafka.State, sec localkafka.Security) (*trial.Where, str
 		if !ok {
 			continue
 		}
-		t := c.Target()
-		t.Bootstrap = strings.Split(l.Bootstrap, ",")
-		if l.CAFile != "" {
-			t.TLS = &target.TLS{CAFile: l.CAFile, CertFile: l.ClientCert, KeyFile: l.ClientKey}
-		}
+		mech := ""
 		if l.SASLUser != "" {
-			t.SASL = &target.SASL{Mechanism: "SCRAM-SHA-512", User: l.SASLUser, Password: sec.SASLPassword}
+			mech = "scram-sha-512"
 		}
-		return &trial.Where{Local: c, Target: t, NIC: c.NIC}, ""
+		w := &trial.Where{Local: c, Target: c.Target(), NIC: c.NIC}
+		if err := secureListener(c, name, mech, sec.SASLPassword)(w); err != nil {
+			return nil, err.Error()
+		}
+		return w, ""
 	}
 	return nil, ""
 }
