@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/fault"
+	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/target"
 	"github.com/plimsoll/plimsoll/verdict"
 	"github.com/plimsoll/plimsoll/workload"
@@ -67,17 +68,22 @@ func TestRunWithFaults(t *testing.T) {
 	if w.Error != "" || w.RecoverySeconds == nil || *w.RecoverySeconds > 1 || w.During.Seconds == 0 || w.Outside.Seconds == 0 {
 		t.Errorf("window %+v", w)
 	}
-	marked := 0
-	for s := range res.Timeline.All() {
-		if s.Fault != "" {
-			marked++
-		}
-	}
-	if marked == 0 {
+	if markedSeconds(res) == 0 {
 		t.Error("no second of the timeline marks the fault")
 	}
 	if res.Verdict.State != verdict.OK && res.Verdict.State != verdict.Invalid ||
 		!strings.Contains(strings.Join(res.Verdict.Skipped, "\n"), "planned faults") {
 		t.Errorf("verdict %s: %+v, skipped %q; want it judged as a fault run", res.Verdict.State, res.Verdict.Reasons, res.Verdict.Skipped)
 	}
+}
+
+// markedSeconds counts the seconds of tr's timeline that mark a fault.
+func markedSeconds(tr *results.Trial) int {
+	n := 0
+	for s := range tr.Timeline.All() {
+		if s.Fault != "" {
+			n++
+		}
+	}
+	return n
 }

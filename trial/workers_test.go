@@ -238,13 +238,7 @@ func TestRunWorkersWithFaults(t *testing.T) {
 	if len(tr.Faults) != 1 || tr.Faults[0].Error != "" || tr.Faults[0].RecoverySeconds == nil || tr.Faults[0].During.Seconds == 0 {
 		t.Fatalf("fault windows %+v, want the one executed, with its recovery and its seconds", tr.Faults)
 	}
-	marked := 0
-	for s := range tr.Timeline.All() {
-		if s.Fault != "" {
-			marked++
-		}
-	}
-	if marked == 0 {
+	if markedSeconds(tr) == 0 {
 		t.Error("no second of the merged timeline marks the fault")
 	}
 	for _, r := range tr.Verdict.Reasons {
