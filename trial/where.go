@@ -74,6 +74,12 @@ func opened(w *Where, c *localkafka.State, dir string, log io.Writer) (*Where, e
 	return w, nil
 }
 
+// LocalWhere is where a trial on the local cluster c runs, through its PLAINTEXT listener, with
+// its emulated NICs' rate (if any) as each broker's NIC.
+func LocalWhere(c *localkafka.State) *Where {
+	return &Where{Local: c, Target: c.Target(), NIC: c.NIC}
+}
+
 // Remote checks a user's cluster and that it answers (see target.Target.Reach) before anything
 // is created.
 func Remote(ctx context.Context, t target.Target) (*Where, error) {

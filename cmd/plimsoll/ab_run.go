@@ -121,7 +121,7 @@ func (p *abPlan) runStep(ctx context.Context, st *arms.Step, log io.Writer) (err
 // 0.5-0.6 cores in its JIT compilers at 100 msgs/s, PLAINTEXT's 0.2), and that window ran the
 // code still interpreted.
 func warmArm(ctx context.Context, c *localkafka.State, hook *abHook, d time.Duration, log io.Writer) error {
-	w := &trial.Where{Local: c, Target: c.Target(), NIC: c.NIC}
+	w := trial.LocalWhere(c)
 	if hook.adjust != nil {
 		if err := hook.adjust(w); err != nil {
 			return err

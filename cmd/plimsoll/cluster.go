@@ -135,7 +135,7 @@ func (uf *clusterUpFlags) run(cmd *cobra.Command, dir string, asJSON bool) error
 // listeners, half of d through PLAINTEXT and half through secureWarm's listener: a broker warmed
 // over PLAINTEXT alone compiles its TLS and SASL code inside the first secure trial's window.
 func warmUp(ctx context.Context, c *localkafka.State, sec localkafka.Security, d time.Duration, log io.Writer) error {
-	plain := &trial.Where{Local: c, Target: c.Target(), NIC: c.NIC}
+	plain := trial.LocalWhere(c)
 	secure, note := secureWarm(c, sec)
 	if note != "" && d > 0 {
 		fmt.Fprintf(log, "note: %s\n", note)
@@ -172,7 +172,7 @@ func secureWarm(c *localkafka.State, sec localkafka.Security) (*trial.Where, str
 		if l.SASLUser != "" {
 			mech = "scram-sha-512"
 		}
-		w := &trial.Where{Local: c, Target: c.Target(), NIC: c.NIC}
+		w := trial.LocalWhere(c)
 		if err := secureListener(c, name, mech, sec.SASLPassword)(w); err != nil {
 			return nil, err.Error()
 		}
