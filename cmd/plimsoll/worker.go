@@ -167,7 +167,7 @@ func joinAndRun(ctx context.Context, base []kgo.Opt, j fleet.Joining, tg target.
 func runShare(ctx context.Context, w *fleet.Worker, tg target.Target, log io.Writer) error {
 	rctx, stop := stopWhenGone(ctx, w, workerLimits.Poll)
 	defer stop()
-	res, err := loadgen.Run(rctx, w.Plan.Spec, tg, w.RunOptions())
+	res, err := loadgen.Run(rctx, w.Plan.Spec, tg, readyLine(w.RunOptions(), w.Share.Worker, time.Now(), log))
 	if cause := context.Cause(rctx); err != nil && errors.Is(cause, fleet.ErrCoordinatorGone) {
 		return fmt.Errorf("worker %d stopped: %w", w.Share.Worker, cause)
 	}
@@ -181,6 +181,22 @@ func runShare(ctx context.Context, w *fleet.Worker, tg target.Target, log io.Wri
 	}
 	fmt.Fprintf(log, "worker %d done: %d sent, %d acknowledged, %d consumed in the window\n", w.Share.Worker, res.Counts.Sent, res.Counts.Acked, res.Counts.Consumed)
 	return nil
+}
+
+// readyLine makes the run say, once the worker's share is set up (its topics found, its groups
+// joined, settled), how long before the plan's start that was: the slack left of the run's lead.
+// A worker ready after the start fails its run ("ready ... after the start"), so this is the
+// margin to watch.
+func readyLine(o loadgen.Options, worker int, began time.Time, log io.Writer) loadgen.Options {
+	o.Started = func(producers, _ time.Time) {
+		now := time.Now()
+		slack, when := producers.Sub(now).Round(10*time.Millisecond), "before"
+		if slack < 0 {
+			slack, when = -slack, "after"
+		}
+		fmt.Fprintf(log, "worker %d ready %s %s the start (set-up took %s)\n", worker, slack, when, now.Sub(began).Round(10*time.Millisecond))
+	}
+	return o
 }
 
 // leave tells the coordinator that the worker's run ended before its final report, and why: the

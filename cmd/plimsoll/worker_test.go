@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -286,6 +287,9 @@ func TestWorkerCommandRunsItsShare(t *testing.T) {
 		if o.code != ExitOK || !strings.Contains(o.stderr, fmt.Sprintf("worker %d done", i)) {
 			t.Errorf("worker %d: exit %d, stderr:\n%s", i, o.code, o.stderr)
 		}
+		if !readyBefore.MatchString(o.stderr) {
+			t.Errorf("worker %d did not say how long before the start it was ready:\n%s", i, o.stderr)
+		}
 	}
 	if merged.Counts.Sent == 0 || merged.Counts.Lost != 0 || merged.Counts.Duplicated != 0 || merged.Counts.Consumed != merged.Counts.Acked {
 		t.Errorf("merged counts %+v; want messages sent, all consumed once", merged.Counts)
@@ -397,5 +401,38 @@ func TestPrintWorkerLines(t *testing.T) {
 		"plimsoll worker --run-id 20261127t040000-cd34 --index 1 --bootstrap k:9092\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+var readyBefore = regexp.MustCompile(`worker \d ready ([\d.]+m?s) (before|after) the start \(set-up took ([\d.]+m?s)\)`)
+
+// TestReadyLine: the line a worker writes once set up gives the slack left before the start
+// (negative when it is late) and how long its set-up took.
+func TestReadyLine(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		start            time.Duration // from now
+		slackLo, slackHi time.Duration
+	}{
+		{"early", 4 * time.Second, 3800 * time.Millisecond, 4 * time.Second},
+		{"late", -2 * time.Second, -2200 * time.Millisecond, -2 * time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var log strings.Builder
+			o := readyLine(loadgen.Options{}, 2, time.Now().Add(-1500*time.Millisecond), &log)
+			o.Started(time.Now().Add(c.start), time.Now().Add(c.start+2*time.Second))
+			m := readyBefore.FindStringSubmatch(log.String())
+			if m == nil {
+				t.Fatalf("ready line %q", log.String())
+			}
+			slack, err1 := time.ParseDuration(m[1])
+			if m[2] == "after" {
+				slack = -slack
+			}
+			setup, err2 := time.ParseDuration(m[3])
+			if err1 != nil || err2 != nil || slack < c.slackLo || slack > c.slackHi || setup < 1500*time.Millisecond || setup > 1700*time.Millisecond {
+				t.Errorf("ready line %q: want a slack in [%s, %s] and a set-up of about 1.5 s", log.String(), c.slackLo, c.slackHi)
+			}
+		})
 	}
 }
