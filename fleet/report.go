@@ -11,7 +11,10 @@ import (
 )
 
 // ReportFormat names the encoding of what workers publish; the coordinator refuses any other.
-const ReportFormat = "plimsoll-fleet-report/2"
+//
+// Format 3 added each second's Go scheduler latency (Process.SchedLatency); a coordinator of
+// format 2 would refuse it as an unknown field, so it names the mismatch instead.
+const ReportFormat = "plimsoll-fleet-report/3"
 
 // Kinds of Message a worker publishes to the results topic.
 const (
@@ -63,6 +66,10 @@ type Process struct {
 	RunQueueWait probe.Num `json:"runq_wait"`
 	GOMAXPROCS   int       `json:"gomaxprocs"`
 	NumCPU       int       `json:"num_cpu"`
+	// SchedLatency is how long its goroutines waited for one of its Go scheduler threads over
+	// the second (probe.SchedMeter: the runtime's /sched/latencies:seconds, the second's
+	// difference), in the probe's mergeable buckets; absent when not measured.
+	SchedLatency *probe.SchedHist `json:"sched_latency,omitempty"`
 }
 
 // UnmarshalJSON reads a Process strictly, as DecodeMessage reads the rest of a report; a

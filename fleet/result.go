@@ -7,6 +7,7 @@ import (
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/loadgen/hdr"
 	"github.com/plimsoll/plimsoll/loadgen/topics"
+	"github.com/plimsoll/plimsoll/probe"
 )
 
 // Assembly builds the coordinator's loadgen.Result of a run with workers from what Collect
@@ -35,6 +36,7 @@ type procWindow struct {
 	cpu, wait          float64
 	nCPU, nWait        int
 	gomaxprocs, numCPU int
+	sched              probe.SchedHist // the measured seconds' Go scheduler latencies, merged
 }
 
 // add takes one second's figures of the worker; measured says whether the second is in the
@@ -50,6 +52,9 @@ func (w *procWindow) add(p Process, measured bool) {
 	if p.RunQueueWait.OK() {
 		w.wait, w.nWait = w.wait+float64(p.RunQueueWait), w.nWait+1
 	}
+	if p.SchedLatency != nil {
+		w.sched = probe.MergeSched(&w.sched, p.SchedLatency)
+	}
 }
 
 // result is the worker's window as the Result records it.
@@ -61,8 +66,13 @@ func (w *procWindow) result(worker int) loadgen.WorkerProcess {
 		m := sum / float64(n)
 		return &m
 	}
-	return loadgen.WorkerProcess{Worker: worker, CPU: mean(w.cpu, w.nCPU), RunQueueWait: mean(w.wait, w.nWait),
+	wp := loadgen.WorkerProcess{Worker: worker, CPU: mean(w.cpu, w.nCPU), RunQueueWait: mean(w.wait, w.nWait),
 		GOMAXPROCS: w.gomaxprocs, NumCPU: w.numCPU}
+	if q := w.sched.Quantile(0.99); q.OK() {
+		v := float64(q)
+		wp.SchedLatencyP99 = &v
+	}
+	return wp
 }
 
 // NewAssembly starts the assembly of plan p's result.

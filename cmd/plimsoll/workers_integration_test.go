@@ -39,12 +39,42 @@ type workersResult struct {
 		Reasons []struct {
 			Criterion, Text string
 		} `json:"reasons"`
+		Skipped []string `json:"skipped"`
 	} `json:"verdict"`
-	Client struct {
+	Workers []workersWorker `json:"workers"`
+	Client  struct {
 		WindowLimit int   `json:"window_limit"`
 		Batches     int64 `json:"batches"`
 	} `json:"client"`
 	Timeline []workersSecond `json:"timeline"`
+}
+
+// workersWorker is what the test reads of a worker's process.
+type workersWorker struct {
+	Worker          int      `json:"worker"`
+	CPU             *float64 `json:"cpu_cores"`
+	SchedLatencyP99 *float64 `json:"sched_latency_p99_s"`
+}
+
+// workersSched fails t unless each of r's n workers records its CPU and its Go scheduler's
+// latency, which the verdict judged, not skipped.
+func workersSched(t *testing.T, r workersResult, n int) {
+	t.Helper()
+	if len(r.Workers) != n {
+		t.Fatalf("workers %+v, want %d", r.Workers, n)
+	}
+	for i, w := range r.Workers {
+		if w.Worker != i || w.CPU == nil || w.SchedLatencyP99 == nil {
+			t.Errorf("worker %+v, want index %d, its CPU and scheduler p99", w, i)
+		} else {
+			t.Logf("worker %d: %.2f cores, scheduler p99 %.3f ms", i, *w.CPU, 1000**w.SchedLatencyP99)
+		}
+	}
+	for _, s := range r.Verdict.Skipped {
+		if strings.Contains(s, "Go scheduler") {
+			t.Errorf("the scheduler criterion skipped: %s", s)
+		}
+	}
 }
 
 // workersSecond is what the test reads of a timeline row.
@@ -108,7 +138,8 @@ func noRunTopics(t *testing.T, runID string) {
 }
 
 // TestLocalWorkers: `run --local-workers 3` on the real cluster exits 0 and its result.json
-// holds the sum of the workers' counts, none lost or duplicated; a second run whose worker 1
+// holds the sum of the workers' counts, none lost or duplicated, and each worker's CPU and Go
+// scheduler latency; a second run whose worker 1
 // the test kills mid-run is invalid, worker-lost naming it, and leaves no topic of its run.
 func TestLocalWorkers(t *testing.T) {
 	up(t)
@@ -129,6 +160,7 @@ func TestLocalWorkers(t *testing.T) {
 		t.Errorf("result.json counts %+v, the workers' sum sent %d, acked %d, consumed %d; want equal, none lost or duplicated", r.Counts, sent, acked, consumed)
 	}
 	mergedClientFigures(t, r)
+	workersSched(t, r, 3)
 	noRunTopics(t, r.RunID)
 
 	out = filepath.Join(dir, "killed")
