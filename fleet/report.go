@@ -12,8 +12,9 @@ import (
 
 // ReportFormat names the encoding of what workers publish; the coordinator refuses any other.
 //
-// Format 3 added each second's Go scheduler latency (Process.SchedLatency); a coordinator of
-// format 2 would refuse it as an unknown field, so it names the mismatch instead.
+// Format 3 added each second's Go scheduler latency (Process.SchedLatency) and a join's boot id
+// (Message.BootID); a coordinator of format 2 would refuse them as unknown fields, so it names
+// the mismatch instead.
 const ReportFormat = "plimsoll-fleet-report/3"
 
 // Kinds of Message a worker publishes to the results topic.
@@ -30,15 +31,18 @@ const (
 // Message is one record of the results topic: who wrote it, and one of a join, a refusal, a
 // second or the final report.
 type Message struct {
-	Format  string  `json:"format"`
-	RunID   string  `json:"run_id"`
-	Worker  int     `json:"worker"`
-	Kind    string  `json:"kind"`
-	Version string  `json:"version,omitempty"` // join and refuse: the worker's plimsoll version
-	Host    string  `json:"host,omitempty"`    // join: the worker's host name
-	Reason  string  `json:"reason,omitempty"`  // refuse and leave
-	Second  *Second `json:"second,omitempty"`
-	Final   *Final  `json:"final,omitempty"`
+	Format  string `json:"format"`
+	RunID   string `json:"run_id"`
+	Worker  int    `json:"worker"`
+	Kind    string `json:"kind"`
+	Version string `json:"version,omitempty"` // join and refuse: the worker's plimsoll version
+	Host    string `json:"host,omitempty"`    // join: the worker's host name
+	// BootID is the join's kernel boot id (/proc/sys/kernel/random/boot_id): the same on two
+	// workers (containers, say) that share one machine's CPUs, whatever their host names.
+	BootID string  `json:"boot_id,omitempty"`
+	Reason string  `json:"reason,omitempty"` // refuse and leave
+	Second *Second `json:"second,omitempty"`
+	Final  *Final  `json:"final,omitempty"`
 }
 
 // Second is one second of one worker's load, lined up with the others' by Index.

@@ -28,6 +28,7 @@ type Assembly struct {
 	sentIn, failedIn        int64
 	windowHists             [3]*hdr.Hist        // the measured seconds' publish, end-to-end and schedule delay
 	procs                   map[int]*procWindow // by worker: its process over the measured seconds
+	hosts                   map[int]Host        // by worker: where it ran (SetHosts)
 }
 
 // procWindow sums one worker's process figures over the measured seconds that measured them,
@@ -147,11 +148,29 @@ func busiestShare(ps map[int]Process) float64 {
 	return share
 }
 
-// workers are the workers' process windows in index order; nil when none reported one.
+// SetHosts records where each worker ran (Coordinator.Hosts), for the Result's workers.
+func (a *Assembly) SetHosts(hosts map[int]Host) { a.hosts = hosts }
+
+// workers are the workers' process windows and hosts in index order; nil when none reported
+// either.
 func (a *Assembly) workers() []loadgen.WorkerProcess {
+	seen := map[int]bool{}
+	for w := range a.procs {
+		seen[w] = true
+	}
+	for w := range a.hosts {
+		seen[w] = true
+	}
 	var out []loadgen.WorkerProcess
-	for _, w := range sortedKeys(a.procs) {
-		out = append(out, a.procs[w].result(w))
+	for _, w := range sortedKeys(seen) {
+		wp := loadgen.WorkerProcess{Worker: w}
+		if p := a.procs[w]; p != nil {
+			wp = p.result(w)
+		}
+		if h, ok := a.hosts[w]; ok {
+			wp.Host, wp.BootID = h.Name, h.BootID
+		}
+		out = append(out, wp)
 	}
 	return out
 }

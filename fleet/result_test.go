@@ -175,6 +175,15 @@ func TestAssemblyWorkers(t *testing.T) {
 			t.Errorf("%s: workers %s, want %s", tc.name, s, tc.want)
 		}
 	}
+	// Where each worker ran is recorded beside its process, also for a worker that measured none.
+	a := NewAssembly(p)
+	a.Add(MergedSecond{Index: 1, Phase: loadgen.PhaseMeasure, Workers: 2, Tally: Tally{Backlog: []int64{0}},
+		Processes: map[int]Process{0: proc(1, 0, 4)}, Publish: hdr.New(), EndToEnd: hdr.New(), ScheduleDelay: hdr.New()})
+	a.SetHosts(map[int]Host{0: {"pod-0", "b-1"}, 1: {"pod-1", ""}})
+	ws := a.Result(f, nil).Workers
+	if len(ws) != 2 || ws[0].Host != "pod-0" || ws[0].BootID != "b-1" || ws[0].CPU == nil || ws[1].Host != "pod-1" || ws[1].BootID != "" || ws[1].CPU != nil {
+		t.Errorf("workers with hosts %+v", ws)
+	}
 }
 
 // TestAssemblyWindowAndCPU: a merged run's timeline rows carry the merged produce window (its

@@ -48,6 +48,7 @@ type Joining struct {
 	Index   int
 	Version string
 	Host    string
+	BootID  string // the kernel's boot id (BootID), "" when unknown
 }
 
 // Join finds the run's control topic (ErrNoRun after the find limit: the run id is wrong, or
@@ -95,7 +96,7 @@ func (w *Worker) join(ctx context.Context, j Joining) error {
 		refuse := Message{RunID: j.RunID, Worker: j.Index, Kind: KindRefuse, Version: j.Version, Reason: err.Error()}
 		return errors.Join(err, w.publish(ctx, refuse))
 	}
-	return w.publish(ctx, Message{RunID: j.RunID, Worker: j.Index, Kind: KindJoin, Version: j.Version, Host: j.Host})
+	return w.publish(ctx, Message{RunID: j.RunID, Worker: j.Index, Kind: KindJoin, Version: j.Version, Host: j.Host, BootID: j.BootID})
 }
 
 // find waits for the run's control topic (findTopic).

@@ -72,9 +72,12 @@ type Result struct {
 // the seconds it measured, CPU in cores (CPU seconds per second, user + system) and its threads'
 // run-queue wait in thread-seconds per second, with the cores it may use (its last report's),
 // and the p99 of its goroutines' Go scheduler latency over the window's merged histogram,
-// seconds. A figure no second measured is nil: unknown, not 0.
+// seconds; and where it ran, as its join said (its host name and its kernel's boot id, which two
+// containers on one machine share). A figure no second measured is nil: unknown, not 0.
 type WorkerProcess struct {
 	Worker          int      `json:"worker"`
+	Host            string   `json:"host,omitempty"`
+	BootID          string   `json:"boot_id,omitempty"`
 	CPU             *float64 `json:"cpu_cores"`
 	RunQueueWait    *float64 `json:"runq_wait"`
 	SchedLatencyP99 *float64 `json:"sched_latency_p99_s"`
