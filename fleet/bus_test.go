@@ -71,7 +71,7 @@ func open(t *testing.T, base []kgo.Opt, p Plan, c Clock) *Coordinator {
 }
 
 func join(base []kgo.Opt, p Plan, i int, version string) (*Worker, error) {
-	return Join(context.Background(), base, Joining{RunID: p.RunID, Index: i, Version: version, Host: fmt.Sprintf("host-%d", i)},
+	return Join(context.Background(), base, Joining{RunID: p.RunID, Index: i, Version: version, Host: fmt.Sprintf("host-%d", i), BootID: fmt.Sprintf("boot-%d", i%2)},
 		&clock{t: start, step: 10 * time.Millisecond}, testLimits)
 }
 
@@ -132,6 +132,9 @@ func TestRunOverKfake(t *testing.T) {
 		t.Fatalf("topics under the prefix after Open: %v, want the control and results topics", got)
 	}
 	ws := joinAll(t, base, p, co, 3)
+	if h := co.Hosts(); len(h) != 3 || h[0] != (Host{"host-0", "boot-0"}) || h[1] != (Host{"host-1", "boot-1"}) || h[2] != (Host{"host-2", "boot-0"}) {
+		t.Errorf("hosts %v, want each worker's name and boot id as it joined", h)
+	}
 	if ws[1].Share.Producers != (Range{2, 4}) || ws[1].Plan.Spec.String() != p.Spec.String() {
 		t.Errorf("worker 1's share %+v of plan %s", ws[1].Share, ws[1].Plan.Spec)
 	}

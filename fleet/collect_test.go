@@ -133,7 +133,7 @@ func TestPhaseOf(t *testing.T) {
 // joins with an error naming it and its reason.
 func TestJoinLeave(t *testing.T) {
 	p := Plan{RunID: "20261127t050000-cc03", Workers: 2}
-	c := &Coordinator{plan: p, hosts: map[int]string{}}
+	c := &Coordinator{plan: p, hosts: map[int]Host{}}
 	b, err := EncodeMessage(Message{RunID: p.RunID, Worker: 1, Kind: KindLeave, Reason: "interrupted by SIGTERM"})
 	if err != nil {
 		t.Fatal(err)

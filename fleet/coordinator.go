@@ -21,7 +21,7 @@ type Coordinator struct {
 	adm    *kadm.Client
 	clock  Clock
 	limits Limits
-	hosts  map[int]string // joined workers
+	hosts  map[int]Host // joined workers: where each ran
 	stop   context.CancelFunc
 	beats  chan struct{} // closed when the heartbeats have stopped; nil before they start
 }
@@ -42,7 +42,7 @@ func Open(ctx context.Context, base []kgo.Opt, p Plan, clock Clock, limits Limit
 		return nil, err
 	}
 	bctx, stop := context.WithCancel(context.Background())
-	c := &Coordinator{plan: p, cl: cl, adm: kadm.NewClient(cl), clock: clock, limits: p.limits(limits), hosts: map[int]string{}, stop: stop}
+	c := &Coordinator{plan: p, cl: cl, adm: kadm.NewClient(cl), clock: clock, limits: p.limits(limits), hosts: map[int]Host{}, stop: stop}
 	if err := topics.EnsureNone(ctx, c.adm, Prefix(p.RunID)); err != nil {
 		stop()
 		cl.Close()
@@ -122,14 +122,23 @@ func (c *Coordinator) join(r *kgo.Record) error {
 		return fmt.Errorf("%w: worker %d: %s", ErrRefused, m.Worker, m.Reason)
 	case KindJoin:
 		if h, ok := c.hosts[m.Worker]; ok {
-			return fmt.Errorf("%w: worker %d joined from %s and from %s; give each launcher its own index", ErrDuplicate, m.Worker, h, m.Host)
+			return fmt.Errorf("%w: worker %d joined from %s and from %s; give each launcher its own index", ErrDuplicate, m.Worker, h.Name, m.Host)
 		}
-		c.hosts[m.Worker] = m.Host
+		c.hosts[m.Worker] = Host{Name: m.Host, BootID: m.BootID}
 		return nil
 	case KindLeave: // its set-up failed, or it was interrupted, before the others joined
 		return fmt.Errorf("worker %d left run %s before every worker joined: %s", m.Worker, c.plan.RunID, m.Reason)
 	}
 	return fmt.Errorf("%w: worker %d sent a %s record before every worker joined", ErrPlan, m.Worker, m.Kind)
+}
+
+// Hosts are where the joined workers ran, by index, as their joins said.
+func (c *Coordinator) Hosts() map[int]Host {
+	out := make(map[int]Host, len(c.hosts))
+	for w, h := range c.hosts {
+		out[w] = h
+	}
+	return out
 }
 
 // decode reads a results record of this run from a worker of the plan.

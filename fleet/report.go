@@ -11,7 +11,11 @@ import (
 )
 
 // ReportFormat names the encoding of what workers publish; the coordinator refuses any other.
-const ReportFormat = "plimsoll-fleet-report/2"
+//
+// Format 3 added each second's Go scheduler latency (Process.SchedLatency) and a join's boot id
+// (Message.BootID); a coordinator of format 2 would refuse them as unknown fields, so it names
+// the mismatch instead.
+const ReportFormat = "plimsoll-fleet-report/3"
 
 // Kinds of Message a worker publishes to the results topic.
 const (
@@ -27,15 +31,18 @@ const (
 // Message is one record of the results topic: who wrote it, and one of a join, a refusal, a
 // second or the final report.
 type Message struct {
-	Format  string  `json:"format"`
-	RunID   string  `json:"run_id"`
-	Worker  int     `json:"worker"`
-	Kind    string  `json:"kind"`
-	Version string  `json:"version,omitempty"` // join and refuse: the worker's plimsoll version
-	Host    string  `json:"host,omitempty"`    // join: the worker's host name
-	Reason  string  `json:"reason,omitempty"`  // refuse and leave
-	Second  *Second `json:"second,omitempty"`
-	Final   *Final  `json:"final,omitempty"`
+	Format  string `json:"format"`
+	RunID   string `json:"run_id"`
+	Worker  int    `json:"worker"`
+	Kind    string `json:"kind"`
+	Version string `json:"version,omitempty"` // join and refuse: the worker's plimsoll version
+	Host    string `json:"host,omitempty"`    // join: the worker's host name
+	// BootID is the join's kernel boot id (/proc/sys/kernel/random/boot_id): the same on two
+	// workers (containers, say) that share one machine's CPUs, whatever their host names.
+	BootID string  `json:"boot_id,omitempty"`
+	Reason string  `json:"reason,omitempty"` // refuse and leave
+	Second *Second `json:"second,omitempty"`
+	Final  *Final  `json:"final,omitempty"`
 }
 
 // Second is one second of one worker's load, lined up with the others' by Index.
@@ -63,6 +70,10 @@ type Process struct {
 	RunQueueWait probe.Num `json:"runq_wait"`
 	GOMAXPROCS   int       `json:"gomaxprocs"`
 	NumCPU       int       `json:"num_cpu"`
+	// SchedLatency is how long its goroutines waited for one of its Go scheduler threads over
+	// the second (probe.SchedMeter: the runtime's /sched/latencies:seconds, the second's
+	// difference), in the probe's mergeable buckets; absent when not measured.
+	SchedLatency *probe.SchedHist `json:"sched_latency,omitempty"`
 }
 
 // UnmarshalJSON reads a Process strictly, as DecodeMessage reads the rest of a report; a

@@ -3,6 +3,7 @@ package fleet
 import (
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -121,6 +122,8 @@ func TestSecondProcess(t *testing.T) {
 		{"null figures", head + `,"process":{"cpu_cores":null,"runq_wait":null,"gomaxprocs":4,"num_cpu":8}}}`, false, math.NaN(), math.NaN(), 4, ""},
 		{"figures left out", head + `,"process":{"gomaxprocs":2,"num_cpu":2}}}`, false, math.NaN(), math.NaN(), 2, ""},
 		{"an unknown figure", head + `,"process":{"cpu_cores":1,"steal":0.5}}}`, false, 0, 0, 0, `unknown field "steal"`},
+		{"scheduler latencies", head + `,"process":{"cpu_cores":1,"runq_wait":0,"gomaxprocs":2,"num_cpu":2,"sched_latency":{"buckets":[{"lo":0,"hi":1e-6,"n":9},{"lo":0.01,"hi":0.05,"n":1}]}}}}`, false, 1, 0, 2, ""},
+		{"an unknown bucket field", head + `,"process":{"cpu_cores":1,"sched_latency":{"buckets":[{"lo":0,"hi":1,"n":1,"p":2}]}}}}`, false, 0, 0, 0, `unknown field "p"`},
 	} {
 		m, err := DecodeMessage([]byte(tc.in))
 		if tc.err != "" {
@@ -142,7 +145,11 @@ func TestSecondProcess(t *testing.T) {
 		if p == nil || !sameNum(p.CPU, tc.cpu) || !sameNum(p.RunQueueWait, tc.wait) || p.GOMAXPROCS != tc.procs {
 			t.Errorf("%s: process %+v, want cpu %v, wait %v, GOMAXPROCS %d", tc.name, p, tc.cpu, tc.wait, tc.procs)
 		}
-		if back := wire(t, m); back.Second.Process == nil || !sameNum(back.Second.Process.CPU, tc.cpu) || !sameNum(back.Second.Process.RunQueueWait, tc.wait) {
+		if wantLat := strings.Contains(tc.in, "sched_latency"); wantLat != (p.SchedLatency != nil) || wantLat && p.SchedLatency.Quantile(0.99) != 0.05 {
+			t.Errorf("%s: scheduler latencies %+v", tc.name, p.SchedLatency)
+		}
+		if back := wire(t, m); back.Second.Process == nil || !sameNum(back.Second.Process.CPU, tc.cpu) || !sameNum(back.Second.Process.RunQueueWait, tc.wait) ||
+			!reflect.DeepEqual(back.Second.Process.SchedLatency, p.SchedLatency) {
 			t.Errorf("%s: re-encoded as %+v", tc.name, back.Second.Process)
 		}
 	}

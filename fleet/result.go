@@ -7,6 +7,7 @@ import (
 	"github.com/plimsoll/plimsoll/loadgen"
 	"github.com/plimsoll/plimsoll/loadgen/hdr"
 	"github.com/plimsoll/plimsoll/loadgen/topics"
+	"github.com/plimsoll/plimsoll/probe"
 )
 
 // Assembly builds the coordinator's loadgen.Result of a run with workers from what Collect
@@ -27,6 +28,7 @@ type Assembly struct {
 	sentIn, failedIn        int64
 	windowHists             [3]*hdr.Hist        // the measured seconds' publish, end-to-end and schedule delay
 	procs                   map[int]*procWindow // by worker: its process over the measured seconds
+	hosts                   map[int]Host        // by worker: where it ran (SetHosts)
 }
 
 // procWindow sums one worker's process figures over the measured seconds that measured them,
@@ -35,6 +37,7 @@ type procWindow struct {
 	cpu, wait          float64
 	nCPU, nWait        int
 	gomaxprocs, numCPU int
+	sched              probe.SchedHist // the measured seconds' Go scheduler latencies, merged
 }
 
 // add takes one second's figures of the worker; measured says whether the second is in the
@@ -50,6 +53,9 @@ func (w *procWindow) add(p Process, measured bool) {
 	if p.RunQueueWait.OK() {
 		w.wait, w.nWait = w.wait+float64(p.RunQueueWait), w.nWait+1
 	}
+	if p.SchedLatency != nil {
+		w.sched = probe.MergeSched(&w.sched, p.SchedLatency)
+	}
 }
 
 // result is the worker's window as the Result records it.
@@ -61,8 +67,13 @@ func (w *procWindow) result(worker int) loadgen.WorkerProcess {
 		m := sum / float64(n)
 		return &m
 	}
-	return loadgen.WorkerProcess{Worker: worker, CPU: mean(w.cpu, w.nCPU), RunQueueWait: mean(w.wait, w.nWait),
+	wp := loadgen.WorkerProcess{Worker: worker, CPU: mean(w.cpu, w.nCPU), RunQueueWait: mean(w.wait, w.nWait),
 		GOMAXPROCS: w.gomaxprocs, NumCPU: w.numCPU}
+	if q := w.sched.Quantile(0.99); q.OK() {
+		v := float64(q)
+		wp.SchedLatencyP99 = &v
+	}
+	return wp
 }
 
 // NewAssembly starts the assembly of plan p's result.
@@ -137,11 +148,29 @@ func busiestShare(ps map[int]Process) float64 {
 	return share
 }
 
-// workers are the workers' process windows in index order; nil when none reported one.
+// SetHosts records where each worker ran (Coordinator.Hosts), for the Result's workers.
+func (a *Assembly) SetHosts(hosts map[int]Host) { a.hosts = hosts }
+
+// workers are the workers' process windows and hosts in index order; nil when none reported
+// either.
 func (a *Assembly) workers() []loadgen.WorkerProcess {
+	seen := map[int]bool{}
+	for w := range a.procs {
+		seen[w] = true
+	}
+	for w := range a.hosts {
+		seen[w] = true
+	}
 	var out []loadgen.WorkerProcess
-	for _, w := range sortedKeys(a.procs) {
-		out = append(out, a.procs[w].result(w))
+	for _, w := range sortedKeys(seen) {
+		wp := loadgen.WorkerProcess{Worker: w}
+		if p := a.procs[w]; p != nil {
+			wp = p.result(w)
+		}
+		if h, ok := a.hosts[w]; ok {
+			wp.Host, wp.BootID = h.Name, h.BootID
+		}
+		out = append(out, wp)
 	}
 	return out
 }

@@ -119,6 +119,11 @@ func TestAssemblyWorkers(t *testing.T) {
 	proc := func(cpu, wait probe.Num, procs int) Process {
 		return Process{CPU: cpu, RunQueueWait: wait, GOMAXPROCS: procs, NumCPU: 8}
 	}
+	// sched is a second of n fast latencies and k of about 20 ms.
+	sched := func(p Process, n, k uint64) Process {
+		p.SchedLatency = &probe.SchedHist{Buckets: []probe.SchedBucket{{Lo: 0, Hi: 1e-6, N: n}, {Lo: 0.01, Hi: 0.02, N: k}}}
+		return p
+	}
 	miss := probe.Missing
 	f := MergedFinal{Publish: hdr.New(), EndToEnd: hdr.New(), ScheduleDelay: hdr.New(), AckWait: hdr.New()}
 	fp := func(v float64) string { return fmt.Sprintf("%.3g", v) }
@@ -133,11 +138,18 @@ func TestAssemblyWorkers(t *testing.T) {
 			{Phase: loadgen.PhaseMeasure, Processes: map[int]Process{0: proc(1, 0.1, 4), 1: proc(2, miss, 4)}},
 			{Phase: loadgen.PhaseMeasure, Processes: map[int]Process{0: proc(3, 0.3, 4), 1: proc(miss, miss, 4)}},
 			{Phase: loadgen.PhaseDrain, Processes: map[int]Process{0: proc(7, 7, 2)}},
-		}, "[0 cpu 2 wait 0.2 of 2/8 1 cpu 2 wait nil of 4/8]"},
+		}, "[0 cpu 2 wait 0.2 sched nil of 2/8 1 cpu 2 wait nil sched nil of 4/8]"},
+		// The window's p99 is of its merged latencies: worker 0's 2 slow of 200 (1%) leave its
+		// p99 fast, though one second's alone (2 of 100) is slow; the warm-up's are left out.
+		{"scheduler latencies merged over the window", []MergedSecond{
+			{Phase: loadgen.PhaseWarmup, Processes: map[int]Process{0: sched(proc(1, 0, 4), 0, 100)}},
+			{Phase: loadgen.PhaseMeasure, Processes: map[int]Process{0: sched(proc(1, 0, 4), 98, 2), 1: sched(proc(1, 0, 4), 90, 10)}},
+			{Phase: loadgen.PhaseMeasure, Processes: map[int]Process{0: sched(proc(1, 0, 4), 100, 0), 1: proc(1, 0, 4)}},
+		}, "[0 cpu 1 wait 0 sched 1e-06 of 4/8 1 cpu 1 wait 0 sched 0.02 of 4/8]"},
 		{"nothing in the window", []MergedSecond{
 			{Phase: loadgen.PhaseWarmup, Processes: map[int]Process{1: proc(1, 1, 4)}},
 			{Phase: loadgen.PhaseMeasure, Processes: map[int]Process{1: proc(miss, miss, 4)}},
-		}, "[1 cpu nil wait nil of 4/8]"},
+		}, "[1 cpu nil wait nil sched nil of 4/8]"},
 	} {
 		a := NewAssembly(p)
 		for i, m := range tc.seconds {
@@ -147,18 +159,30 @@ func TestAssemblyWorkers(t *testing.T) {
 		}
 		var got []string
 		for _, w := range a.Result(f, nil).Workers {
-			cpu, wait := "nil", "nil"
+			cpu, wait, sched := "nil", "nil", "nil"
 			if w.CPU != nil {
 				cpu = fp(*w.CPU)
 			}
 			if w.RunQueueWait != nil {
 				wait = fp(*w.RunQueueWait)
 			}
-			got = append(got, fmt.Sprintf("%d cpu %s wait %s of %d/%d", w.Worker, cpu, wait, w.GOMAXPROCS, w.NumCPU))
+			if w.SchedLatencyP99 != nil {
+				sched = fp(*w.SchedLatencyP99)
+			}
+			got = append(got, fmt.Sprintf("%d cpu %s wait %s sched %s of %d/%d", w.Worker, cpu, wait, sched, w.GOMAXPROCS, w.NumCPU))
 		}
 		if s := "[" + strings.Join(got, " ") + "]"; s != tc.want {
 			t.Errorf("%s: workers %s, want %s", tc.name, s, tc.want)
 		}
+	}
+	// Where each worker ran is recorded beside its process, also for a worker that measured none.
+	a := NewAssembly(p)
+	a.Add(MergedSecond{Index: 1, Phase: loadgen.PhaseMeasure, Workers: 2, Tally: Tally{Backlog: []int64{0}},
+		Processes: map[int]Process{0: proc(1, 0, 4)}, Publish: hdr.New(), EndToEnd: hdr.New(), ScheduleDelay: hdr.New()})
+	a.SetHosts(map[int]Host{0: {"pod-0", "b-1"}, 1: {"pod-1", ""}})
+	ws := a.Result(f, nil).Workers
+	if len(ws) != 2 || ws[0].Host != "pod-0" || ws[0].BootID != "b-1" || ws[0].CPU == nil || ws[1].Host != "pod-1" || ws[1].BootID != "" || ws[1].CPU != nil {
+		t.Errorf("workers with hosts %+v", ws)
 	}
 }
 

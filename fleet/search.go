@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -141,16 +140,13 @@ func arrived(r *kgo.Record, n int, version string, seen map[int]bool) error {
 
 // absent names the indices below n not in seen.
 func absent(seen map[int]bool, n int) string {
-	var ws []string
+	var ws []int
 	for i := range n {
 		if !seen[i] {
-			ws = append(ws, fmt.Sprint(i))
+			ws = append(ws, i)
 		}
 	}
-	if len(ws) == 1 {
-		return "worker " + ws[0]
-	}
-	return "workers " + strings.Join(ws, ", ")
+	return named(ws)
 }
 
 // ID is the search's id.

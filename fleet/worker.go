@@ -32,6 +32,7 @@ type Worker struct {
 	// at the plan's start is taken on a timer's goroutine.
 	meterMu sync.Mutex
 	meter   processMeter
+	sched   schedMeter // the Go scheduler's latency, for each second's report; nil: not measured
 
 	mu      sync.Mutex
 	heard   time.Time // the coordinator's last record read
@@ -47,6 +48,7 @@ type Joining struct {
 	Index   int
 	Version string
 	Host    string
+	BootID  string // the kernel's boot id (BootID), "" when unknown
 }
 
 // Join finds the run's control topic (ErrNoRun after the find limit: the run id is wrong, or
@@ -65,7 +67,7 @@ func Join(ctx context.Context, base []kgo.Opt, j Joining, clock Clock, limits Li
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cl: cl, clock: clock, limits: limits, index: j.Index, meter: selfMeter()}
+	w := &Worker{cl: cl, clock: clock, limits: limits, index: j.Index, meter: selfMeter(), sched: probe.NewSchedMeter()}
 	if err := w.join(ctx, j); err != nil {
 		cl.Close()
 		return nil, err
@@ -94,7 +96,7 @@ func (w *Worker) join(ctx context.Context, j Joining) error {
 		refuse := Message{RunID: j.RunID, Worker: j.Index, Kind: KindRefuse, Version: j.Version, Reason: err.Error()}
 		return errors.Join(err, w.publish(ctx, refuse))
 	}
-	return w.publish(ctx, Message{RunID: j.RunID, Worker: j.Index, Kind: KindJoin, Version: j.Version, Host: j.Host})
+	return w.publish(ctx, Message{RunID: j.RunID, Worker: j.Index, Kind: KindJoin, Version: j.Version, Host: j.Host, BootID: j.BootID})
 }
 
 // find waits for the run's control topic (findTopic).
@@ -214,6 +216,12 @@ type processMeter interface {
 	Read(at time.Time) probe.ProcessUse
 }
 
+// schedMeter measures this process's Go scheduler latency interval by interval
+// (probe.SchedMeter).
+type schedMeter interface {
+	Read() *probe.SchedHist
+}
+
 // selfMeter meters this process through /proc; nil when it cannot be opened.
 func selfMeter() processMeter {
 	m, err := probe.NewProcessMeter("/proc", os.Getpid())
@@ -227,31 +235,37 @@ func selfMeter() processMeter {
 // once if that has passed), so that the first second's report has figures of its own, not
 // missing ones, and none of the idle wait before the start.
 func (w *Worker) startMeter() {
-	if w.meter == nil {
+	if w.meter == nil && w.sched == nil {
 		return
 	}
 	time.AfterFunc(time.Until(w.Plan.Start), func() { w.read() })
 }
 
-// read is the meter's reading now, the wall clock's, not the worker's Clock: the CPU the kernel
-// counted is over real time.
-func (w *Worker) read() probe.ProcessUse {
+// read is the meters' reading now, the wall clock's, not the worker's Clock: the CPU the kernel
+// counted is over real time. A meter the worker lacks reads missing.
+func (w *Worker) read() (probe.ProcessUse, *probe.SchedHist) {
 	w.meterMu.Lock()
 	defer w.meterMu.Unlock()
-	return w.meter.Read(time.Now())
+	u := probe.ProcessUse{CPU: probe.Missing, RunQueueWait: probe.Missing}
+	if w.meter != nil {
+		u = w.meter.Read(time.Now())
+	}
+	var h *probe.SchedHist
+	if w.sched != nil {
+		h = w.sched.Read()
+	}
+	return u, h
 }
 
 // process is the worker process's use of its host since the previous reading and the cores it
 // may use, for a second's report. Without a baseline the figures are missing; seconds fed
 // together (loadgen's catching up after a stall) give the first the whole interval's rates and
-// the others, read too soon after it (probe.ProcessMeter.Read), missing ones.
+// the others, read too soon after it (probe.ProcessMeter.Read), missing ones. The scheduler's
+// latencies are counts, not rates: the first of such seconds holds the whole interval's, the
+// others only their own (none), so a window's merge still counts each latency once.
 func (w *Worker) process() *Process {
-	p := &Process{CPU: probe.Missing, RunQueueWait: probe.Missing, GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU()}
-	if w.meter != nil {
-		u := w.read()
-		p.CPU, p.RunQueueWait = u.CPU, u.RunQueueWait
-	}
-	return p
+	u, h := w.read()
+	return &Process{CPU: u.CPU, RunQueueWait: u.RunQueueWait, SchedLatency: h, GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU()}
 }
 
 // send produces m without waiting for it, keeping the first error.

@@ -70,14 +70,19 @@ type Result struct {
 
 // WorkerProcess is one worker process's use of its host over the measured window: the means of
 // the seconds it measured, CPU in cores (CPU seconds per second, user + system) and its threads'
-// run-queue wait in thread-seconds per second, with the cores it may use (its last report's).
-// A mean no second measured is nil: unknown, not 0.
+// run-queue wait in thread-seconds per second, with the cores it may use (its last report's),
+// and the p99 of its goroutines' Go scheduler latency over the window's merged histogram,
+// seconds; and where it ran, as its join said (its host name and its kernel's boot id, which two
+// containers on one machine share). A figure no second measured is nil: unknown, not 0.
 type WorkerProcess struct {
-	Worker       int      `json:"worker"`
-	CPU          *float64 `json:"cpu_cores"`
-	RunQueueWait *float64 `json:"runq_wait"`
-	GOMAXPROCS   int      `json:"gomaxprocs"`
-	NumCPU       int      `json:"num_cpu"`
+	Worker          int      `json:"worker"`
+	Host            string   `json:"host,omitempty"`
+	BootID          string   `json:"boot_id,omitempty"`
+	CPU             *float64 `json:"cpu_cores"`
+	RunQueueWait    *float64 `json:"runq_wait"`
+	SchedLatencyP99 *float64 `json:"sched_latency_p99_s"`
+	GOMAXPROCS      int      `json:"gomaxprocs"`
+	NumCPU          int      `json:"num_cpu"`
 }
 
 // Usable is the cores the worker may use: min(GOMAXPROCS, NumCPU), either unknown (0) left out.

@@ -143,3 +143,30 @@ func (h SchedHist) Quantile(q float64) Num {
 	}
 	return Missing
 }
+
+// SchedMeter measures this process's goroutine scheduling latency interval by interval, as the
+// probe measures plimsoll's own (ProcSample.SchedLatency), from the same reading of the
+// runtime's histogram: for a process that reports its own use to another (a worker of a run with
+// workers, whose scheduler the coordinator's probe does not see). It is not safe for concurrent
+// use.
+type SchedMeter struct {
+	read func() schedHist
+	prev schedHist
+	base bool // prev holds a reading
+}
+
+// NewSchedMeter meters the calling process's Go scheduler.
+func NewSchedMeter() *SchedMeter { return &SchedMeter{read: readSched} }
+
+// Read returns the latencies since the previous Read; the first Read only takes the baseline.
+// Nil when nothing was measured: the baseline, no goroutine scheduled in the interval, or a
+// histogram that does not line up with the previous one.
+func (m *SchedMeter) Read() *SchedHist {
+	cur := m.read()
+	prev, base := m.prev, m.base
+	m.prev, m.base = cur, true
+	if !base {
+		return nil
+	}
+	return cur.sub(prev).sparse()
+}

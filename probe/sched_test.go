@@ -34,3 +34,37 @@ func TestMergeSched(t *testing.T) {
 		t.Errorf("empty histogram quantile %v", got)
 	}
 }
+
+// TestSchedMeter: each Read is the runtime's histogram less the previous reading; the baseline,
+// an idle interval and a histogram that does not line up measure nothing (nil), never zero.
+func TestSchedMeter(t *testing.T) {
+	buckets := []float64{0, 1e-6, 1e-3, 0.1, math.Inf(1)}
+	readings := []schedHist{
+		{counts: []uint64{5, 1, 0, 0}, buckets: buckets},
+		{counts: []uint64{95, 1, 10, 0}, buckets: buckets},
+		{counts: []uint64{95, 1, 10, 0}, buckets: buckets},
+		{counts: []uint64{1, 2}, buckets: buckets[:3]},
+		{counts: []uint64{3, 2}, buckets: buckets[:3]},
+	}
+	i := 0
+	m := &SchedMeter{read: func() schedHist { i++; return readings[i-1] }}
+	if h := m.Read(); h != nil {
+		t.Fatalf("baseline measured %+v", h)
+	}
+	h := m.Read()
+	if h == nil || len(h.Buckets) != 2 || h.Buckets[0] != (SchedBucket{Lo: 0, Hi: 1e-6, N: 90}) || h.Buckets[1] != (SchedBucket{Lo: 1e-3, Hi: 0.1, N: 10}) {
+		t.Fatalf("second reading %+v", h)
+	}
+	if h := m.Read(); h != nil {
+		t.Errorf("an idle interval measured %+v", h)
+	}
+	if h := m.Read(); h != nil {
+		t.Errorf("histograms of other buckets measured %+v", h)
+	}
+	if h := m.Read(); h == nil || h.Buckets[0].N != 2 {
+		t.Errorf("after a new baseline: %+v", h)
+	}
+	if h := NewSchedMeter(); h.Read() != nil {
+		t.Error("the runtime's baseline measured something")
+	}
+}

@@ -37,6 +37,40 @@ func TestProgressLines(t *testing.T) {
 	}
 }
 
+// A run with workers lists each worker's figures over the window and where it ran, "-" for
+// what it did not measure.
+func TestRunSummaryWorkers(t *testing.T) {
+	cpu, wait, sched := 1.5, 0.02, 0.0004
+	tr := &results.Trial{}
+	tr.Verdict.State = verdict.OK
+	tr.Workers = []loadgen.WorkerProcess{
+		{Worker: 0, CPU: &cpu, RunQueueWait: &wait, SchedLatencyP99: &sched, GOMAXPROCS: 4, NumCPU: 8, Host: "pod-0", BootID: "b-1"},
+		{Worker: 1, GOMAXPROCS: 2, NumCPU: 2},
+	}
+	got := summary(t, tr)
+	for _, want := range []string{
+		"worker  CPU cores  of  run-queue wait s/s  Go scheduler p99 ms  host   boot id",
+		"0       1.50       4   0.0200              0.400                pod-0  b-1",
+		"1       -          2   -                   -                    -      -",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, got)
+		}
+	}
+	if tr.Workers = nil; strings.Contains(summary(t, tr), "the workers") {
+		t.Error("a run without workers lists workers")
+	}
+}
+
+func summary(t *testing.T, tr *results.Trial) string {
+	t.Helper()
+	var b strings.Builder
+	if err := RunSummary(&b, tr); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
 // A run's summary formats its rates, counts, times and latencies through units.
 func TestRunSummaryUnits(t *testing.T) {
 	tr := &results.Trial{}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
@@ -27,6 +28,7 @@ func RunSummary(w io.Writer, t *results.Trial) error {
 	if t.Cluster.Local {
 		b.WriteString("note: the cluster runs on this host, so these figures measure the host shared by brokers and plimsoll, not a production cluster\n")
 	}
+	runWorkers(&b, t.Workers)
 	if t.USE != nil {
 		b.WriteString("\n")
 		b.WriteString(USEText(*t.USE))
@@ -70,6 +72,29 @@ func runLatency(b *strings.Builder, l loadgen.Latency) {
 		}
 		b.WriteByte('\n')
 	}
+}
+
+// runWorkers writes, for a run spread over workers, each worker's use of its host over the
+// window (the figures the verdict's client-bound criteria judge) and where it ran; "-" for a
+// figure it did not measure. "plimsoll itself" above is then the coordinator.
+func runWorkers(b *strings.Builder, ws []loadgen.WorkerProcess) {
+	if len(ws) == 0 {
+		return
+	}
+	fig := func(v *float64, scale float64) string {
+		if v == nil {
+			return "-"
+		}
+		return units.Sig(*v*scale, 3)
+	}
+	b.WriteString("\nthe workers (the load's generators; the line above is the coordinator's):\n")
+	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "worker\tCPU cores\tof\trun-queue wait s/s\tGo scheduler p99 ms\thost\tboot id\n")
+	for _, w := range ws {
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\n", w.Worker, fig(w.CPU, 1), w.Usable(), fig(w.RunQueueWait, 1), fig(w.SchedLatencyP99, 1000),
+			cmp.Or(w.Host, "-"), cmp.Or(w.BootID, "-"))
+	}
+	tw.Flush()
 }
 
 func runVerdict(b *strings.Builder, t *results.Trial) {

@@ -29,6 +29,9 @@ type Workers struct {
 	// Lead is the time from the plan to the producers' start, for every worker to start, join
 	// and set up its share; zero: the join limit and 10 s.
 	Lead time.Duration
+	// Spread says the workers are meant for separate machines (workers the user starts, not
+	// local ones): two that joined from one machine make a note in the result.
+	Spread bool
 	// Opened is called once the run is open and its topics exist, before the joins: it prints
 	// the workers' command lines or starts them. An error ends the trial, its topics deleted.
 	Opened func(fleet.Plan) error
@@ -152,6 +155,9 @@ func coordinate(ctx context.Context, cfg Config, ws Workers, co *fleet.Coordinat
 		faults = scheduleFaults(ctx, cfg, fleet.Prefix(plan.RunID), plan.Start.Add(plan.Spec.Warmup), plan.Start)
 	}
 	lr, err := collect(ctx, ws, co, plan, cfg.Target.Bootstrap)
+	if lr != nil {
+		lr.Notes = append(lr.Notes, fleet.HostNotes(co.Hosts(), ws.Spread, brokersHost(cfg))...)
+	}
 	var windows []fault.Window
 	if faults != nil {
 		if err == nil {
@@ -194,6 +200,7 @@ func collect(ctx context.Context, ws Workers, co *fleet.Coordinator, plan fleet.
 		return nil, err
 	}
 	asm := fleet.NewAssembly(plan)
+	asm.SetHosts(co.Hosts())
 	merged, err := co.Collect(ctx, asm.Add)
 	switch {
 	case err == nil:
@@ -206,6 +213,16 @@ func collect(ctx context.Context, ws Workers, co *fleet.Coordinator, plan fleet.
 		return asm.Unfinished(bootstrap), err
 	}
 	return nil, err
+}
+
+// brokersHost is the machine of the local brokers: this process's, when the cluster is the
+// local one; nil otherwise.
+func brokersHost(cfg Config) *fleet.Host {
+	if !cfg.Target.Local {
+		return nil
+	}
+	h := fleet.SelfHost()
+	return &h
 }
 
 // createTopics creates the workload's topics once, as a single-process run would: the

@@ -399,10 +399,10 @@ func brokerCPU(s *probe.Series) (float64, int) {
 // it shares with the brokers, falling behind because the brokers took the CPU makes the host
 // the limit (host, host-cpu), not the client.
 //
-// In a run with workers (loadgen.Result.Workers) the generator is the workers: the CPU and
-// run-queue criteria read their own reports, the busiest worker standing for the client and
-// named, and the Go scheduler's criterion is skipped (the workers do not report it, and the
-// probe's is the coordinator's, which generates no load).
+// In a run with workers (loadgen.Result.Workers) the generator is the workers: the CPU,
+// run-queue and Go scheduler criteria read their own reports, the busiest worker standing for
+// the client and named (the probe's scheduler latency is the coordinator's, which generates no
+// load).
 func clientBound(in Input, c Criteria, v *Verdict) (client []Reason, host *Reason) {
 	r := in.Run
 	used := generatorCores(r)
@@ -439,15 +439,20 @@ func clientBound(in Input, c Criteria, v *Verdict) (client []Reason, host *Reaso
 	return append(client, Reason{Criterion: CritClientBound, Text: text}), nil
 }
 
-// schedOf is schedBound's reason; in a run with workers the criterion is skipped, said so.
+// schedOf is schedBound's reason; in a run with workers the slowest worker's (workersSchedBound),
+// the criterion skipped, said so, when no worker reported its latency (a plimsoll from before it).
 func schedOf(in Input, c Criteria, v *Verdict) *Reason {
 	if len(in.Run.Workers) == 0 {
 		return schedBound(in, c)
 	}
-	if c.ClientSchedP99Ms > 0 {
-		v.Skipped = append(v.Skipped, CritClientBound+": the Go scheduler's latency: the workers do not report theirs, and the probe's is the coordinator's, which generates no load")
+	if c.ClientSchedP99Ms <= 0 {
+		return nil
 	}
-	return nil
+	reason, measured := workersSchedBound(in.Run.Workers, c)
+	if !measured {
+		v.Skipped = append(v.Skipped, CritClientBound+": the Go scheduler's latency: no worker reported its own, and the probe's is the coordinator's, which generates no load")
+	}
+	return reason
 }
 
 // cpuBound is the client-bound reason of a generator that used nearly all the cores it may use:

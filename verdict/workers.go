@@ -101,6 +101,37 @@ func workersCPUBound(ws []loadgen.WorkerProcess, c Criteria) *Reason {
 		"worker %d used %.2f of the %d cores it may use (GOMAXPROCS %d): give the workers more cores, or run more of them", w.Worker, *w.CPU, w.Usable(), w.GOMAXPROCS)}
 }
 
+// slowestScheduler is the worker whose goroutines waited longest for its Go scheduler threads
+// (the p99 over the window of each worker's merged latencies, seconds); false when no worker
+// measured it.
+func slowestScheduler(ws []loadgen.WorkerProcess) (loadgen.WorkerProcess, bool) {
+	var best loadgen.WorkerProcess
+	found := false
+	for _, w := range ws {
+		if w.SchedLatencyP99 != nil && (!found || *w.SchedLatencyP99 > *best.SchedLatencyP99) {
+			best, found = w, true
+		}
+	}
+	return best, found
+}
+
+// workersSchedBound is the client-bound reason of a run with workers whose slowest worker's
+// goroutines waited beyond ClientSchedP99Ms (p99) for one of its Go scheduler threads, naming
+// it: a single process's criterion (schedBound), judged on the worker that generated the load.
+// measured is false when no worker reported its latency.
+func workersSchedBound(ws []loadgen.WorkerProcess, c Criteria) (reason *Reason, measured bool) {
+	w, ok := slowestScheduler(ws)
+	if !ok {
+		return nil, false
+	}
+	if ms := 1000 * *w.SchedLatencyP99; ms > c.ClientSchedP99Ms {
+		return &Reason{Criterion: CritClientBound, Text: fmt.Sprintf(
+			"worker %d's goroutines waited %.0f ms (p99 over the window) for one of its %d Go scheduler threads: its CPU is the limit; give the workers more cores (GOMAXPROCS), or run more of them",
+			w.Worker, ms, w.GOMAXPROCS)}, true
+	}
+	return nil, true
+}
+
 // workersNamed says, for a client-bound reason of a run with workers, which worker was the
 // busiest and which one's threads the run-queue criteria judge (waitingWorker), with their
 // figures; "" when no worker measured them.

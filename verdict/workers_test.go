@@ -21,6 +21,12 @@ func worker(i int, cpu, wait float64, procs int) loadgen.WorkerProcess {
 	return w
 }
 
+// withSched is w with p99 its Go scheduler latency over the window, seconds.
+func withSched(w loadgen.WorkerProcess, p99 float64) loadgen.WorkerProcess {
+	w.SchedLatencyP99 = &p99
+	return w
+}
+
 // workersRun is r as a run with workers: the coordinator's own CPU share is coordinator's,
 // the load's generators ws.
 func workersRun(r *loadgen.Result, coordinator float64, ws ...loadgen.WorkerProcess) *loadgen.Result {
@@ -53,6 +59,7 @@ func TestJudgeWorkers(t *testing.T) {
 		crit   string // a criterion among the reasons, "" for none wanted
 		says   string // in the reasons' or the skipped criteria's text
 		absent string // a criterion that must not be among the reasons
+		unsaid string // in no reason's or skipped criterion's text
 	}{
 		{name: "the busiest worker at its cores", in: Input{Run: workersRun(run(200000, 150000, 20), 0.01, worker(0, 1.0, 0, 4), worker(1, 3.8, 0, 4)), Series: series(20, nil)},
 			want: Invalid, crit: CritClientBound, says: "worker 1 used 3.80 of the 4 cores it may use (GOMAXPROCS 4)"},
@@ -68,7 +75,15 @@ func TestJudgeWorkers(t *testing.T) {
 			r := workersRun(run(40000, 36000, 20), 0.01, worker(0, 0.4, 0, 2), worker(1, 0.4, 0, 2))
 			r.Client.BufferFullShare = 0.2
 			return r
-		}(), Series: schedSeries()}, want: Overloaded, crit: CritShortfall, says: "the Go scheduler's latency: the workers do not report theirs", absent: CritClientBound},
+		}(), Series: schedSeries()}, want: Overloaded, crit: CritShortfall, says: "the Go scheduler's latency: no worker reported its own", absent: CritClientBound},
+		{name: "a worker's scheduler latency", in: Input{Run: workersRun(run(40000, 36000, 20), 0.01, withSched(worker(0, 0.4, 0, 2), 0.002), withSched(worker(1, 0.4, 0, 2), 0.04), worker(2, 0.4, 0, 2)),
+			Series: series(20, nil)}, want: Invalid, crit: CritClientBound,
+			says: "worker 1's goroutines waited 40 ms (p99 over the window) for one of its 2 Go scheduler threads"},
+		{name: "the workers' scheduler fast, the coordinator's slow", in: Input{Run: func() *loadgen.Result {
+			r := workersRun(run(40000, 36000, 20), 0.01, withSched(worker(0, 0.4, 0, 2), 0.002), withSched(worker(1, 0.4, 0, 2), 0.025))
+			r.Client.BufferFullShare = 0.2
+			return r
+		}(), Series: schedSeries()}, want: Overloaded, crit: CritShortfall, absent: CritClientBound, unsaid: "Go scheduler"},
 		{name: "far behind, workers unmeasured", in: Input{Run: func() *loadgen.Result {
 			r := workersRun(behind(), 0.01, worker(0, -1, -1, 4), worker(1, -1, -1, 4))
 			r.Counts.Unsent = 1000
@@ -102,6 +117,9 @@ func TestJudgeWorkers(t *testing.T) {
 			}
 			if all := strings.Join(texts, "\n"); !strings.Contains(all, c.says) {
 				t.Errorf("no text saying %q in:\n%s", c.says, all)
+			}
+			if all := strings.Join(texts, "\n"); c.unsaid != "" && strings.Contains(all, c.unsaid) {
+				t.Errorf("a text saying %q in:\n%s", c.unsaid, all)
 			}
 		})
 	}

@@ -71,8 +71,9 @@ func (af *abFlags) plan(args []string) (*abPlan, error) {
 		return nil, usageErrf("give the command each arm runs after --, e.g. plimsoll compare --a kafka=3.9.1 --b kafka=4.1.0 -- run --rate 5000 (or -- limit ...)")
 	}
 	p.mode, p.args = args[0], args[1:]
-	for _, a := range p.args {
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	workers := ""
+	for i, a := range p.args {
+		name, value, eq := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if !strings.HasPrefix(a, "--") {
 			continue
 		}
@@ -80,6 +81,16 @@ func (af *abFlags) plan(args []string) (*abPlan, error) {
 			return nil, usageErrf("%s %s: the A/B driver sets --%s itself (%s); leave it out", p.mode, a, name, why)
 		}
 		p.remote = p.remote || name == "bootstrap"
+		if name == "workers" {
+			if !eq && i+1 < len(p.args) {
+				value = p.args[i+1]
+			}
+			workers = value
+		}
+	}
+	if workers != "" && workers != "0" && !p.remote {
+		return nil, usageErrf("%s --workers %s: each repetition runs on a local cluster the A/B driver starts for it, which workers you start cannot be given in advance; "+
+			"spread the load over children of this plimsoll with --local-workers %s, or compare against your cluster with --bootstrap", p.mode, workers, workers)
 	}
 	if p.remote {
 		if err := p.clientSideOnly(); err != nil {

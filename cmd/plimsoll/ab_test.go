@@ -39,6 +39,9 @@ func TestABBadInput(t *testing.T) {
 		{"bad arm property", []string{"--a", "producer:no.such=1", "--b", "", "--", "run"}, "no.such"},
 		{"server-side on remote", []string{"--a", "kafka=3.9.1", "--b", "kafka=4.1.0", "--", "run", "--bootstrap", "b1:9092"},
 			"--a kafka=3.9.1: against a remote cluster (--bootstrap) only client-side arms are possible; its entries kafka change the cluster"},
+		{"workers you start on its clusters", []string{"--a", "", "--b", "", "--", "run", "--workers", "2"},
+			"run --workers 2: each repetition runs on a local cluster the A/B driver starts for it, which workers you start cannot be given in advance; spread the load over children of this plimsoll with --local-workers 2"},
+		{"workers you start on its clusters, limit", []string{"--a", "", "--b", "", "--", "limit", "--workers=3"}, "limit --workers 3: each repetition runs on a local cluster"},
 		{"broker prop on remote", []string{"--a", "", "--b", "broker:num.io.threads=4", "--", "run", "--bootstrap=b1:9092"}, "its entries broker:num.io.threads"},
 		{"not a JDK", []string{"--a", "jdk=" + dir, "--b", "", "--", "run"}, `--a "jdk=` + dir + `": java not found`},
 		{"JDK too old", []string{"--a", "", "--b", "jdk=" + filepath.Dir(fakeOld), "--", "run"}, "java 11 found, Kafka 4.1.0 needs 17"},
@@ -100,6 +103,28 @@ func TestABSecureListener(t *testing.T) {
 		if strings.Join(w.Target.Bootstrap, ",") != tc.boot || ca != tc.ca || mech != tc.mech || len(w.Target.MetricsURLs) != 1 {
 			t.Errorf("%s: bootstrap %v, CA %q, mechanism %q, metrics %v; want %s, %q, %q, the cluster's",
 				tc.spec, w.Target.Bootstrap, ca, mech, w.Target.MetricsURLs, tc.boot, tc.ca, tc.mech)
+		}
+	}
+}
+
+// TestABWorkersPlan: workers you start are refused on the clusters the driver starts, taken
+// against the user's cluster (each repetition prints its workers' lines, as run --workers does),
+// and --workers 0 is no workers.
+func TestABWorkersPlan(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		ok   bool
+	}{
+		{"local clusters", []string{"run", "--workers", "2"}, false},
+		{"the user's cluster", []string{"run", "--workers", "2", "--bootstrap", "b1:9092"}, true},
+		{"none", []string{"run", "--workers=0"}, true},
+		{"local workers", []string{"run", "--local-workers", "2"}, true},
+	} {
+		af := &abFlags{repeat: 1, out: filepath.Join(t.TempDir(), "ab")}
+		_, err := af.plan(tc.args)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: err = %v, want accepted %v", tc.name, err, tc.ok)
 		}
 	}
 }

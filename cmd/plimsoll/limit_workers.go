@@ -70,7 +70,7 @@ func (sw *searchWorkers) open(ctx context.Context, where *trial.Where, id string
 
 // trial runs one trial over the followers: the run is announced on the search's topic once open.
 func (sw *searchWorkers) trial(ctx context.Context, cfg trial.Config) (*results.Trial, error) {
-	ws := trial.Workers{N: sw.lf.workers, Version: plimsollVersion(), Limits: coordinatorLimits, Lead: cmp.Or(coordinatorLead, followLead)}
+	ws := trial.Workers{N: sw.lf.workers, Version: plimsollVersion(), Limits: coordinatorLimits, Lead: cmp.Or(coordinatorLead, followLead), Spread: true}
 	ws.Opened = func(p fleet.Plan) error { return sw.search.Announce(ctx, p.RunID) }
 	t, err := trial.RunWorkers(ctx, cfg, ws)
 	if derr := sw.search.Done(context.WithoutCancel(ctx), cfg.Load.RunID); derr != nil {

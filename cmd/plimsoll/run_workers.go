@@ -57,7 +57,7 @@ func (rf *runFlags) checkWorkers(cfg trial.Config) error {
 func (rf *runFlags) runWithWorkers(ctx context.Context, cfg trial.Config, tgt target.Target, passwordEnv string, stderr io.Writer) (*results.Trial, error) {
 	if rf.localWorkers == 0 {
 		lt := launchTarget(tgt, passwordEnv)
-		ws := trial.Workers{N: rf.workers, Version: plimsollVersion(), Limits: coordinatorLimits, Lead: coordinatorLead}
+		ws := trial.Workers{N: rf.workers, Version: plimsollVersion(), Limits: coordinatorLimits, Lead: coordinatorLead, Spread: true}
 		ws.Opened = func(p fleet.Plan) error { return printWorkerLines(stderr, p, lt) }
 		return trial.RunWorkers(ctx, cfg, ws)
 	}

@@ -127,8 +127,8 @@ func (wf *workerFlags) joining(indexSet bool, getenv func(string) string) (fleet
 	if tg, err = wf.target.target(); err != nil {
 		return fleet.Joining{}, tg, err
 	}
-	host, _ := os.Hostname()
-	return fleet.Joining{RunID: wf.runID, Index: i, Version: plimsollVersion(), Host: host}, tg, nil
+	host := fleet.SelfHost()
+	return fleet.Joining{RunID: wf.runID, Index: i, Version: plimsollVersion(), Host: host.Name, BootID: host.BootID}, tg, nil
 }
 
 // run joins the run, runs the worker's share and publishes its reports.

@@ -39,12 +39,51 @@ type workersResult struct {
 		Reasons []struct {
 			Criterion, Text string
 		} `json:"reasons"`
+		Skipped []string `json:"skipped"`
 	} `json:"verdict"`
-	Client struct {
+	Notes   []string        `json:"notes"`
+	Workers []workersWorker `json:"workers"`
+	Client  struct {
 		WindowLimit int   `json:"window_limit"`
 		Batches     int64 `json:"batches"`
 	} `json:"client"`
 	Timeline []workersSecond `json:"timeline"`
+}
+
+// workersWorker is what the test reads of a worker's process and host.
+type workersWorker struct {
+	Worker          int      `json:"worker"`
+	Host            string   `json:"host"`
+	BootID          string   `json:"boot_id"`
+	CPU             *float64 `json:"cpu_cores"`
+	SchedLatencyP99 *float64 `json:"sched_latency_p99_s"`
+}
+
+// workersHosts fails t unless each of r's n workers records its CPU and its Go scheduler's
+// latency (which the verdict judged, not skipped) and ran on this machine, beside the local
+// brokers, as a note says.
+func workersHosts(t *testing.T, r workersResult, n int) {
+	t.Helper()
+	host, _ := os.Hostname()
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if len(r.Workers) != n {
+		t.Fatalf("workers %+v, want %d", r.Workers, n)
+	}
+	for i, w := range r.Workers {
+		if w.Worker != i || w.CPU == nil || w.SchedLatencyP99 == nil || w.Host != host || w.BootID != strings.TrimSpace(string(boot)) {
+			t.Errorf("worker %+v, want index %d, its CPU and scheduler p99, host %s, boot id %s", w, i, host, boot)
+		} else {
+			t.Logf("worker %d: %.2f cores, scheduler p99 %.3f ms, host %s", i, *w.CPU, 1000**w.SchedLatencyP99, w.Host)
+		}
+	}
+	for _, s := range r.Verdict.Skipped {
+		if strings.Contains(s, "Go scheduler") {
+			t.Errorf("the scheduler criterion skipped: %s", s)
+		}
+	}
+	if !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "ran on the machine of the local brokers") }) {
+		t.Errorf("no note on the workers beside the local brokers in %q", r.Notes)
+	}
 }
 
 // workersSecond is what the test reads of a timeline row.
@@ -108,7 +147,8 @@ func noRunTopics(t *testing.T, runID string) {
 }
 
 // TestLocalWorkers: `run --local-workers 3` on the real cluster exits 0 and its result.json
-// holds the sum of the workers' counts, none lost or duplicated; a second run whose worker 1
+// holds the sum of the workers' counts, none lost or duplicated, and each worker's CPU, Go
+// scheduler latency and host (this one, beside the brokers: a note); a second run whose worker 1
 // the test kills mid-run is invalid, worker-lost naming it, and leaves no topic of its run.
 func TestLocalWorkers(t *testing.T) {
 	up(t)
@@ -129,6 +169,7 @@ func TestLocalWorkers(t *testing.T) {
 		t.Errorf("result.json counts %+v, the workers' sum sent %d, acked %d, consumed %d; want equal, none lost or duplicated", r.Counts, sent, acked, consumed)
 	}
 	mergedClientFigures(t, r)
+	workersHosts(t, r, 3)
 	noRunTopics(t, r.RunID)
 
 	out = filepath.Join(dir, "killed")
@@ -272,8 +313,8 @@ func TestLimitLocalWorkers(t *testing.T) {
 // TestLimitWorkersFollow: `limit --workers 2` with two `plimsoll worker --search` processes
 // started from the lines it prints, as a user starts them on other hosts: the workers arrive,
 // follow the search's one trial (the start rate is the maximum) and exit 0 at its end; the
-// trial's result is merged from both; no topic of the search (its search topic, its trial's
-// run) is left.
+// trial's result is merged from both, with a note that both ran on one machine (this one); no
+// topic of the search (its search topic, its trial's run) is left.
 func TestLimitWorkersFollow(t *testing.T) {
 	up(t)
 	bin := plimsollBinary(t)
@@ -322,6 +363,10 @@ func TestLimitWorkersFollow(t *testing.T) {
 		b, err := os.ReadFile(f)
 		if err != nil || !bytes.Contains(b, []byte("merged from the reports of 2 workers")) {
 			t.Errorf("%s: not merged from 2 workers (%v)", f, err)
+		}
+		// Workers you start are meant for separate machines: both ran on this one, which a note says.
+		if !bytes.Contains(b, []byte("workers 0, 1 ran on one machine")) {
+			t.Errorf("%s: no note on the two workers sharing this machine", f)
 		}
 		noRunTopics(t, trialRunID(t, f))
 	}
