@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/plimsoll/plimsoll/loadgen"
@@ -413,5 +414,74 @@ func TestCPUPerMessageLessJIT(t *testing.T) {
 	tr.CompilerCPU = nil
 	if v, ok := rf.rep(tr); ok {
 		t.Errorf("without the compilers' CPU: %g, want no figure", v)
+	}
+}
+
+// TestUserCPUPerMessageLessJIT: a broker's user CPU per message without its JIT compilers' user
+// time, only where the trial read both; the system time counts in neither part.
+func TestUserCPUPerMessageLessJIT(t *testing.T) {
+	rf := userCPUPerMessageLessJIT("broker 1")
+	for _, c := range []struct {
+		name          string
+		user, jitUser map[string]float64
+		rate, want    float64 // want < 0: no figure
+	}{
+		{"user 0.5 cores, 0.2 of them compiling, at 100 msgs/s", map[string]float64{"broker 1": 0.5}, map[string]float64{"broker 1": 0.2}, 100, 0.003},
+		{"no compiling", map[string]float64{"broker 1": 0.5}, map[string]float64{"broker 1": 0}, 200, 0.0025},
+		{"a record from before user time was kept", nil, map[string]float64{"broker 1": 0.2}, 100, -1},
+		{"the compilers' user time not read", map[string]float64{"broker 1": 0.5}, nil, 100, -1},
+		{"another broker's only", map[string]float64{"broker 2": 0.5}, map[string]float64{"broker 2": 0.2}, 100, -1},
+		{"nothing produced", map[string]float64{"broker 1": 0.5}, map[string]float64{"broker 1": 0.2}, 0, -1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr := &results.Trial{CPU: map[string]float64{"broker 1": 0.9}, SystemCPU: map[string]float64{"broker 1": 0.4},
+				CompilerCPU: map[string]float64{"broker 1": 0.25}, UserCPU: c.user, CompilerUserCPU: c.jitUser}
+			tr.ProducedMsgsPerSec = c.rate
+			v, ok := rf.rep(tr)
+			switch {
+			case c.want < 0 && ok:
+				t.Errorf("%g, want no figure", v)
+			case c.want >= 0 && (!ok || math.Abs(v-c.want) > 1e-12):
+				t.Errorf("%g (%v), want %g core-seconds a message", v, ok, c.want)
+			}
+		})
+	}
+}
+
+// TestBrokerCPUFigures: each broker's three CPU-per-message figures side by side, in order; the
+// user-time one only where both sides' runs kept user time apart.
+func TestBrokerCPUFigures(t *testing.T) {
+	trial := func(split bool) *results.Trial {
+		tr := &results.Trial{CPU: map[string]float64{"broker 1": 0.9}, CompilerCPU: map[string]float64{"broker 1": 0.25}}
+		if split {
+			tr.UserCPU, tr.SystemCPU = map[string]float64{"broker 1": 0.5}, map[string]float64{"broker 1": 0.4}
+			tr.CompilerUserCPU = map[string]float64{"broker 1": 0.2}
+		}
+		tr.ProducedMsgsPerSec = 100
+		return tr
+	}
+	names := func(fs []Figure) []string {
+		var out []string
+		for _, f := range fs {
+			if f.Subject == "broker 1" {
+				out = append(out, f.Name)
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		a, b bool
+		want []string
+	}{
+		{"both sides split", true, true, []string{"CPU per message", CPUPerMessageLessJIT, UserCPUPerMessageLessJIT}},
+		{"one side recorded before the split", true, false, []string{"CPU per message", CPUPerMessageLessJIT}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := names(runFigures([]*results.Trial{trial(c.a)}, []*results.Trial{trial(c.b)}, Options{}))
+			if !slices.Equal(got, c.want) {
+				t.Errorf("broker 1's figures %q, want %q", got, c.want)
+			}
+		})
 	}
 }

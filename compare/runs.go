@@ -96,7 +96,7 @@ func runSources(a, b []*results.Trial) []runFigure {
 			latency(l.name, "p99.9", 0.999, l.hist, nil))
 	}
 	for _, p := range brokerProcesses(a, b) {
-		out = append(out, cpuPerMessage(p), cpuPerMessageLessJIT(p))
+		out = append(out, cpuPerMessage(p), cpuPerMessageLessJIT(p), userCPUPerMessageLessJIT(p))
 	}
 	out = append(out, bytesPerMessage(), wireBytesPerMessage())
 	for _, k := range utilisationRows(a, b) {
@@ -198,6 +198,27 @@ func cpuPerMessageLessJIT(process string) runFigure {
 			c, ok := t.CPU[process]
 			jit, ok2 := t.CompilerCPU[process]
 			return (c - jit) / t.ProducedMsgsPerSec, ok && ok2 && t.ProducedMsgsPerSec > 0
+		},
+	}
+}
+
+// UserCPUPerMessageLessJIT names the figure of a broker's user CPU per message without its JIT
+// compiler threads' user time.
+const UserCPUPerMessageLessJIT = "user CPU per message less JIT"
+
+// userCPUPerMessageLessJIT is a broker's user CPU (results.Trial.UserCPU) less its JIT compiler
+// threads' user CPU (CompilerUserCPU), per message: CPU per message less JIT without the system
+// time. On a kernel without CONFIG_IRQ_TIME_ACCOUNTING the softirq work of moving the bytes
+// (veth pairs, shapers) is charged as system time to whichever process it interrupts, an amount
+// that differs between two fresh brokers as much as TLS's cost; crypto and SASL are user time.
+// A run whose broker's user time was not read has none.
+func userCPUPerMessageLessJIT(process string) runFigure {
+	return runFigure{
+		fig: Figure{Name: UserCPUPerMessageLessJIT, Subject: process, Unit: UnitCPUPerMsg},
+		rep: func(t *results.Trial) (float64, bool) {
+			u, ok := t.UserCPU[process]
+			jit, ok2 := t.CompilerUserCPU[process]
+			return (u - jit) / t.ProducedMsgsPerSec, ok && ok2 && t.ProducedMsgsPerSec > 0
 		},
 	}
 }

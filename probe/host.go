@@ -60,11 +60,21 @@ type ProcSample struct {
 	PID int `json:"pid"`
 	// CPU is CPU seconds per second (utime+stime): 1.0 is one core fully busy.
 	CPU Num `json:"cpu_cores"`
+	// User and System are the two parts of CPU, cores: utime, the process's own code (a JVM's
+	// crypto and its JIT compilers included), and stime, the kernel's work on its behalf plus,
+	// on kernels without CONFIG_IRQ_TIME_ACCOUNTING, the softirq work (network receive, veth
+	// pairs, tbf shapers) that happened to interrupt it. Nil when CPU is missing, and in records
+	// from before they were kept.
+	User   *Num `json:"user_cores,omitempty"`
+	System *Num `json:"system_cores,omitempty"`
 	// Compiler is the part of CPU that a broker JVM's JIT compiler threads used
 	// (/proc/PID/task/TID/stat of the threads HotSpot names C1 and C2 CompilerThread), cores:
 	// work a freshly started JVM does for minutes and a long-running one has done (docs/warmup.md).
 	// Nil when not read (plimsoll itself, a process gone).
 	Compiler *Num `json:"compiler_cores,omitempty"`
+	// CompilerUser is the user-time part of Compiler (the compiler threads' utime), the share of
+	// User that was JIT compiling. Nil when Compiler is, and in records from before it was kept.
+	CompilerUser *Num `json:"compiler_user_cores,omitempty"`
 	// State is the proc(5) state letter: R running, S sleeping, D disk wait, T stopped (SIGSTOP),
 	// Z zombie; "" when the process is gone.
 	State   string `json:"state"`
@@ -256,7 +266,7 @@ func (h *hostReader) readProcesses(r *hostReading) {
 		if p, err := readPIDStat(h.fs, h.root, pid); err != nil {
 			r.brErr[id] = err.Error()
 		} else {
-			p.compilers = compilerTicks(h.fs, pid, h.threadsOf(pid))
+			p.compilers, p.compilersUser = compilerTicks(h.fs, pid, h.threadsOf(pid))
 			r.brokers[id] = &p
 		}
 		if !mineOK {
@@ -447,9 +457,24 @@ func procSample(prev, cur *pidStat, errText string, dt float64) ProcSample {
 	// A different start time is a different process behind a reused pid (a restarted broker).
 	if prev != nil && prev.starttime == cur.starttime {
 		s.CPU = urate(prev.utime+prev.stime, cur.utime+cur.stime, dt) / clockTicks
+		if s.CPU.OK() {
+			s.User, s.System = ticksRate(prev.utime, cur.utime, dt), ticksRate(prev.stime, cur.stime, dt)
+		}
 		s.Compiler = compilerRate(prev.compilers, cur.compilers, dt)
+		if s.Compiler != nil {
+			s.CompilerUser = compilerRate(prev.compilersUser, cur.compilersUser, dt)
+		}
 	}
 	return s
+}
+
+// ticksRate is a clock-tick counter's rate, cores; nil when it went backwards.
+func ticksRate(prev, cur uint64, dt float64) *Num {
+	n := urate(prev, cur, dt) / clockTicks
+	if !n.OK() {
+		return nil
+	}
+	return &n
 }
 
 // compilerRate is the JIT compiler threads' CPU over the interval, cores: a thread seen at both

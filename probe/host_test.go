@@ -145,3 +145,50 @@ func TestSchedHist(t *testing.T) {
 		t.Error("the runtime reports no scheduling latency histogram")
 	}
 }
+
+// TestProcSampleUserSystem: a process's CPU split into user and system time, and its JIT
+// compilers' user part, each missing (nil) where CPU or the compilers' CPU is.
+func TestProcSampleUserSystem(t *testing.T) {
+	jit := func(all, user uint64) (map[int]uint64, map[int]uint64) {
+		return map[int]uint64{7: all}, map[int]uint64{7: user}
+	}
+	stat := func(utime, stime, start uint64, jitAll, jitUser uint64, compilers bool) *pidStat {
+		p := &pidStat{state: 'S', utime: utime, stime: stime, starttime: start}
+		if compilers {
+			p.compilers, p.compilersUser = jit(jitAll, jitUser)
+		}
+		return p
+	}
+	none := -1.0
+	for _, c := range []struct {
+		name                            string
+		prev, cur                       *pidStat
+		cpu, user, system, jit, jitUser float64 // cores over 2 s; none: missing
+	}{
+		{"user and system", stat(100, 40, 5, 0, 0, false), stat(260, 80, 5, 0, 0, false), 1, 0.8, 0.2, none, none},
+		{"the compilers' user part", stat(100, 40, 5, 50, 45, true), stat(260, 80, 5, 90, 80, true), 1, 0.8, 0.2, 0.2, 0.175},
+		{"system time only (softirq charged to a sleeping JVM)", stat(100, 40, 5, 0, 0, false), stat(100, 100, 5, 0, 0, false), 0.3, 0, 0.3, none, none},
+		{"a pid reused by a new process", stat(100, 40, 5, 0, 0, false), stat(20, 10, 900, 0, 0, false), none, none, none, none, none},
+		{"no previous reading", nil, stat(20, 10, 5, 0, 0, false), none, none, none, none, none},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := procSample(c.prev, c.cur, "", 2)
+			ptr := func(n *Num) Num {
+				if n == nil {
+					return Missing
+				}
+				return *n
+			}
+			for _, f := range []struct {
+				what string
+				got  Num
+				want float64
+			}{{"cpu", s.CPU, c.cpu}, {"user", ptr(s.User), c.user}, {"system", ptr(s.System), c.system},
+				{"compiler", ptr(s.Compiler), c.jit}, {"compiler user", ptr(s.CompilerUser), c.jitUser}} {
+				if f.want == none && f.got.OK() || f.want != none && (!f.got.OK() || math.Abs(float64(f.got)-f.want) > 1e-9) {
+					t.Errorf("%s = %v, want %v (-1: missing)", f.what, f.got, f.want)
+				}
+			}
+		})
+	}
+}

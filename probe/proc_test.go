@@ -227,7 +227,7 @@ func TestWholeDisks(t *testing.T) {
 }
 
 // TestCompilerTicks: the CPU of a JVM's JIT compiler threads, by thread id, from
-// /proc/PID/task/TID/stat; its other threads, and a thread whose stat cannot be read, left out.
+// /proc/PID/task/TID/stat, all of it and its user part; its other threads, and a thread whose stat cannot be read, left out.
 func TestCompilerTicks(t *testing.T) {
 	line := func(tid int, comm string, utime, stime int) string {
 		return fmt.Sprintf("%d (%s) S 1 1 1 0 -1 4194304 10 0 0 0 %d %d 0 0 20 0 37 0 12345 1000000 2048 18446744073709551615", tid, comm, utime, stime) + strings.Repeat(" 0", 28)
@@ -246,15 +246,18 @@ func TestCompilerTicks(t *testing.T) {
 		"42/task/46/comm": "C2 CompilerThre\n",
 	})
 	known := map[int]bool{99: true} // a thread that has exited since
-	got := compilerTicks(fs, 42, known)
+	got, user := compilerTicks(fs, 42, known)
 	if want := map[int]uint64{43: 320, 44: 42}; !reflect.DeepEqual(got, want) {
 		t.Errorf("compilerTicks = %v, want %v", got, want)
+	}
+	if want := map[int]uint64{43: 300, 44: 40}; !reflect.DeepEqual(user, want) {
+		t.Errorf("compilerTicks' user part = %v, want %v", user, want)
 	}
 	if want := map[int]bool{42: false, 43: true, 44: true, 45: false, 46: true}; !reflect.DeepEqual(known, want) {
 		t.Errorf("the cache of compiler threads: %v, want %v", known, want)
 	}
-	if got := compilerTicks(fs, 7, map[int]bool{}); got != nil {
-		t.Errorf("a process that is gone: %v, want nil", got)
+	if got, user := compilerTicks(fs, 7, map[int]bool{}); got != nil || user != nil {
+		t.Errorf("a process that is gone: %v, %v; want nil", got, user)
 	}
 }
 

@@ -29,6 +29,14 @@ type Trial struct {
 	// CompilerCPU is the part of CPU each local broker's JIT compiler threads used, cores ("broker
 	// N"); absent for a broker whose threads were not read, and in records from before it.
 	CompilerCPU map[string]float64 `json:"compiler_cores,omitempty"`
+	// UserCPU and SystemCPU split each local broker's CPU into user and system time, cores
+	// ("broker N"): crypto is user time, while the kernel's network work (softirq) is charged as
+	// system time to whichever process it interrupts. CompilerUserCPU is the part of UserCPU its
+	// JIT compiler threads used. Each is absent for a broker not read so, and in records from
+	// before them.
+	UserCPU         map[string]float64 `json:"user_cores,omitempty"`
+	SystemCPU       map[string]float64 `json:"system_cores,omitempty"`
+	CompilerUserCPU map[string]float64 `json:"compiler_user_cores,omitempty"`
 	// Traffic is each broker's mean traffic over the measured window from Kafka's own metrics,
 	// bytes/s, for comparison with the model; empty without broker metrics.
 	Traffic []model.Measured `json:"broker_traffic,omitempty"`

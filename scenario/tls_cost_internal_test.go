@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,17 +25,42 @@ func TestSharedHost(t *testing.T) {
 	}
 }
 
-// TestTLSCPULessJIT: the brokers' CPU per message leaves out their JIT compilers where both sides
-// have the figure, and falls back to the whole CPU (a record from before the compilers were read).
-func TestTLSCPULessJIT(t *testing.T) {
-	whole := []compare.Figure{{Name: "CPU per message", Subject: "broker 1", A: 0.006, B: 0.005}, {Name: "CPU per message", Subject: "broker 2", A: 0.001, B: 0.001}}
-	less := []compare.Figure{{Name: compare.CPUPerMessageLessJIT, Subject: "broker 1", A: 0.002, B: 0.003}, {Name: compare.CPUPerMessageLessJIT, Subject: "broker 2", A: 0.001, B: 0.002}}
-	a, b, _, counted := tlsCPU(&compare.Comparison{Figures: append(append([]compare.Figure{}, whole...), less...)})
-	if a != 0.003 || b != 0.005 || !strings.Contains(counted, "less their JIT compiler threads'") {
-		t.Errorf("with both figures: %g, %g (%s); want 0.003 and 0.005, the JIT left out", a, b, counted)
+// TestTLSCPU: the brokers' CPU per message counts their user CPU less their JIT compilers' where
+// both sides have it, else their CPU less JIT (a record from before user time was kept), else the
+// whole CPU (from before the compilers were read); beside a user-CPU ratio, the ratio with the
+// system time counted as well.
+func TestTLSCPU(t *testing.T) {
+	fig := func(name string, a1, b1, a2, b2 float64) []compare.Figure {
+		return []compare.Figure{{Name: name, Subject: "broker 1", A: a1, B: b1}, {Name: name, Subject: "broker 2", A: a2, B: b2}}
 	}
-	a, b, _, counted = tlsCPU(&compare.Comparison{Figures: whole})
-	if a != 0.007 || b != 0.006 || strings.Contains(counted, "JIT") {
-		t.Errorf("the whole CPU only: %g, %g (%s); want 0.007 and 0.006", a, b, counted)
+	whole := fig("CPU per message", 0.006, 0.005, 0.001, 0.001)
+	less := fig(compare.CPUPerMessageLessJIT, 0.002, 0.003, 0.002, 0.001)
+	user := fig(compare.UserCPUPerMessageLessJIT, 0.001, 0.002, 0.001, 0.002)
+	for _, c := range []struct {
+		name        string
+		figs        [][]compare.Figure
+		a, b        float64
+		counted     string  // a part of what tlsCPU says it counted
+		systemRatio float64 // the finding beside it; 0: none
+	}{
+		{"user CPU less JIT first", [][]compare.Figure{whole, less, user}, 0.002, 0.004, "user CPU less their JIT", 1},
+		{"CPU less JIT without user time", [][]compare.Figure{whole, less}, 0.004, 0.004, "CPU less their JIT", 0},
+		{"the whole CPU without the compilers", [][]compare.Figure{whole}, 0.007, 0.006, "the brokers' CPU over", 0},
+		{"nothing", nil, 0, 0, "", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmp := &compare.Comparison{Figures: slices.Concat(c.figs...)}
+			a, b, _, counted := tlsCPU(cmp)
+			if math.Abs(a-c.a) > 1e-12 || math.Abs(b-c.b) > 1e-12 || !strings.Contains(counted, c.counted) {
+				t.Errorf("%g, %g (%s); want %g and %g (%s)", a, b, counted, c.a, c.b, c.counted)
+			}
+			fs := tlsSystemToo(cmp, "SASL_SSL")
+			switch {
+			case c.systemRatio == 0 && len(fs) > 0:
+				t.Errorf("the ratio with system time: %+v, want none", fs)
+			case c.systemRatio > 0 && (len(fs) != 1 || math.Abs(fs[0].Value-c.systemRatio) > 1e-12 || fs[0].Name != "broker CPU per message with system time, SASL_SSL / PLAINTEXT"):
+				t.Errorf("the ratio with system time: %+v, want %g", fs, c.systemRatio)
+			}
+		})
 	}
 }

@@ -7,24 +7,33 @@ import (
 	"github.com/plimsoll/plimsoll/use"
 )
 
-// processCPU is each process's mean CPU over the window, cores: the brokers' JVMs (local
+// processCPU sets each process's mean CPU over the window, cores: the brokers' JVMs (local
 // clusters, use.CPU: a missing reading is left out, never counted as 0) and plimsoll itself (the
-// load generator's own figure); and the part of each broker's that its JIT compilers used.
-func processCPU(t *results.Trial, w *probe.Series) (cpu, compilers map[string]float64) {
-	cpu = map[string]float64{"plimsoll": t.Client.CPUShare * float64(t.Config.NumCPU)}
+// load generator's own figure); and for each broker the part its JIT compilers used, its user and
+// system time, and the user time of its JIT compilers, where the probe read them.
+func processCPU(t *results.Trial, w *probe.Series) {
+	t.CPU = map[string]float64{"plimsoll": t.Client.CPUShare * float64(t.Config.NumCPU)}
 	for _, p := range use.CPU(w) {
 		if p.Broker == 0 {
 			continue
 		}
-		cpu[p.Process] = p.Cores
-		if p.Compiler != nil {
-			if compilers == nil {
-				compilers = map[string]float64{}
-			}
-			compilers[p.Process] = *p.Compiler
-		}
+		t.CPU[p.Process] = p.Cores
+		setPart(&t.CompilerCPU, p.Process, p.Compiler)
+		setPart(&t.UserCPU, p.Process, p.User)
+		setPart(&t.SystemCPU, p.Process, p.System)
+		setPart(&t.CompilerUserCPU, p.Process, p.CompilerUser)
 	}
-	return cpu, compilers
+}
+
+// setPart sets (*m)[process] to *v, making the map on first use; nothing when v is nil.
+func setPart(m *map[string]float64, process string, v *float64) {
+	if v == nil {
+		return
+	}
+	if *m == nil {
+		*m = map[string]float64{}
+	}
+	(*m)[process] = *v
 }
 
 // ModelCluster is the model's view of the cluster a trial ran on: brokers seen, the run's

@@ -122,7 +122,7 @@ func judge(lr *loadgen.Result, series *probe.Series, cfg Config, version string,
 		t.Faults = faults
 	}
 	t.Verdict = verdict.Judge(verdict.Input{Run: &t.Result, Series: window, USE: t.USE, Faults: faults}, cfg.Criteria)
-	t.CPU, t.CompilerCPU = processCPU(t, window)
+	processCPU(t, window)
 	t.Traffic = t.BrokerTraffic()
 	if o, ok := use.LinkOverhead(window); ok {
 		t.LinkOverhead = &o

@@ -20,6 +20,50 @@ type ProcessCPU struct {
 	// Compiler is the part of Cores a broker JVM's JIT compiler threads used, averaged over the
 	// samples that read both (probe.ProcSample.Compiler); nil when none did.
 	Compiler *float64 `json:"compiler_cores,omitempty"`
+	// User and System split Cores into user and system time (probe.ProcSample.User, System),
+	// each averaged over the samples that read them; nil when none did (records from before).
+	User   *float64 `json:"user_cores,omitempty"`
+	System *float64 `json:"system_cores,omitempty"`
+	// CompilerUser is the part of User a broker JVM's JIT compiler threads used, averaged over
+	// the samples that read both (probe.ProcSample.CompilerUser); nil when none did.
+	CompilerUser *float64 `json:"compiler_user_cores,omitempty"`
+}
+
+// ptr is the mean, nil when nothing was added.
+func (m mean) ptr() *float64 {
+	if m.n == 0 {
+		return nil
+	}
+	v := m.value()
+	return &v
+}
+
+// procMeans are one process's means over a window.
+type procMeans struct{ cpu, jit, user, system, jitUser mean }
+
+// add counts one sample of the process: its CPU, and each part that was read beside it.
+func (m *procMeans) add(p probe.ProcSample) {
+	if !p.CPU.OK() {
+		return
+	}
+	m.cpu.add(p.CPU)
+	if p.Compiler != nil {
+		m.jit.add(*p.Compiler)
+	}
+	if p.User == nil || p.System == nil || !p.User.OK() || !p.System.OK() {
+		return
+	}
+	m.user.add(*p.User)
+	m.system.add(*p.System)
+	if p.CompilerUser != nil {
+		m.jitUser.add(*p.CompilerUser)
+	}
+}
+
+// row is the process's ProcessCPU.
+func (m *procMeans) row(process string, broker int32) ProcessCPU {
+	return ProcessCPU{Process: process, Broker: broker, Cores: m.cpu.value(), Samples: m.cpu.n,
+		Compiler: m.jit.ptr(), User: m.user.ptr(), System: m.system.ptr(), CompilerUser: m.jitUser.ptr()}
 }
 
 // CPU averages each process's CPU over the series: the local brokers' JVMs, by broker id, then
@@ -29,41 +73,29 @@ func CPU(s *probe.Series) []ProcessCPU {
 	if s == nil {
 		return nil
 	}
-	sums, counts := map[int32]float64{}, map[int32]int{}
-	jit, jitN := map[int32]float64{}, map[int32]int{}
-	var self float64
-	selfN := 0
+	brokers := map[int32]*procMeans{}
+	var self procMeans
 	for x := range s.All() {
 		if x.Host == nil {
 			continue
 		}
 		for id, p := range x.Host.Brokers {
-			if p.CPU.OK() {
-				sums[id] += float64(p.CPU)
-				counts[id]++
+			if brokers[id] == nil {
+				brokers[id] = &procMeans{}
 			}
-			if p.CPU.OK() && p.Compiler != nil && p.Compiler.OK() {
-				jit[id] += float64(*p.Compiler)
-				jitN[id]++
-			}
+			brokers[id].add(p)
 		}
-		if x.Host.Self.CPU.OK() {
-			self += float64(x.Host.Self.CPU)
-			selfN++
-		}
+		self.add(x.Host.Self)
 	}
-	out := make([]ProcessCPU, 0, len(sums)+1)
-	for id, sum := range sums {
-		pc := ProcessCPU{Process: fmt.Sprintf("broker %d", id), Broker: id, Cores: sum / float64(counts[id]), Samples: counts[id]}
-		if n := jitN[id]; n > 0 {
-			c := jit[id] / float64(n)
-			pc.Compiler = &c
+	out := make([]ProcessCPU, 0, len(brokers)+1)
+	for id, m := range brokers {
+		if m.cpu.n > 0 {
+			out = append(out, m.row(fmt.Sprintf("broker %d", id), id))
 		}
-		out = append(out, pc)
 	}
 	slices.SortFunc(out, func(a, b ProcessCPU) int { return int(a.Broker) - int(b.Broker) })
-	if selfN > 0 {
-		out = append(out, ProcessCPU{Process: "plimsoll", Cores: self / float64(selfN), Samples: selfN})
+	if self.cpu.n > 0 {
+		out = append(out, self.row("plimsoll", 0))
 	}
 	return out
 }

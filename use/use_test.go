@@ -315,3 +315,57 @@ func BenchmarkSummarise(b *testing.B) {
 		_ = Summarise(s)
 	}
 }
+
+// TestCPUParts: each process's user and system time and its compilers' user time, averaged over
+// the samples that read them beside its CPU; absent where none did, as in a sample recorded
+// before they were kept (read back from its JSON).
+func TestCPUParts(t *testing.T) {
+	n := func(v float64) *probe.Num { x := probe.Num(v); return &x }
+	var old probe.ProcSample
+	if err := json.Unmarshal([]byte(`{"pid":7,"cpu_cores":0.9,"compiler_cores":0.3,"state":"S","rss_bytes":1,"threads":9,"runq_wait":null,"sched_latency_p99_s":null}`), &old); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name                       string
+		samples                    []probe.ProcSample
+		user, system, jit, jitUser float64 // -1: absent
+	}{
+		{"split every second", []probe.ProcSample{
+			{CPU: 1, User: n(0.7), System: n(0.3), Compiler: n(0.25), CompilerUser: n(0.2)},
+			{CPU: 0.5, User: n(0.3), System: n(0.2), Compiler: n(0.05), CompilerUser: n(0.0)},
+		}, 0.5, 0.25, 0.15, 0.1},
+		{"a second without the split counts in CPU only", []probe.ProcSample{
+			{CPU: 1, User: n(0.7), System: n(0.3), Compiler: n(0.2), CompilerUser: n(0.2)},
+			{CPU: 0.5, Compiler: n(0.1)},
+		}, 0.7, 0.3, 0.15, 0.2},
+		{"parts of a second without CPU left out", []probe.ProcSample{
+			{CPU: 1, User: n(0.6), System: n(0.4)},
+			{CPU: probe.Missing, User: n(5), System: n(5), CompilerUser: n(5)},
+		}, 0.6, 0.4, -1, -1},
+		{"a record from before the split", []probe.ProcSample{old, old}, -1, -1, 0.3, -1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := &probe.Series{}
+			for _, p := range c.samples {
+				s.Samples = append(s.Samples, probe.Sample{Host: &probe.HostSample{Self: probe.ProcSample{CPU: probe.Missing},
+					Brokers: map[int32]probe.ProcSample{1: p}}})
+			}
+			got := CPU(s)
+			if len(got) != 1 {
+				t.Fatalf("CPU = %+v, want broker 1 alone", got)
+			}
+			for _, f := range []struct {
+				what string
+				got  *float64
+				want float64
+			}{{"user", got[0].User, c.user}, {"system", got[0].System, c.system}, {"compiler", got[0].Compiler, c.jit}, {"compiler user", got[0].CompilerUser, c.jitUser}} {
+				switch {
+				case f.want < 0 && f.got != nil:
+					t.Errorf("%s = %v, want absent", f.what, *f.got)
+				case f.want >= 0 && (f.got == nil || math.Abs(*f.got-f.want) > 1e-12):
+					t.Errorf("%s = %v, want %v", f.what, f.got, f.want)
+				}
+			}
+		})
+	}
+}

@@ -20,7 +20,10 @@ import (
 // namespace of its own, at no cost to the suite beyond the links' set-up. TLS costs the broker
 // per byte it encrypts and decrypts (and, for consumers, the zero-copy send PLAINTEXT has), so
 // with large messages its CPU per message must come out above PLAINTEXT's; the report must
-// render; and the secure side's load must have crossed its broker's shaped link.
+// render; and the secure side's load must have crossed its broker's shaped link. The CPU
+// compared is the brokers' user CPU less their JIT compilers' (the scenario's chart): crypto is
+// user time, while this kernel charges the links' softirq work as system time to whichever
+// process it interrupts, which differed between two fresh brokers as much as TLS's cost.
 func TestScenarioTLSCost(t *testing.T) {
 	if err := localkafka.CheckNIC(); err != nil {
 		nictest.SkipOrFail(t, err)
@@ -33,9 +36,14 @@ func TestScenarioTLSCost(t *testing.T) {
 		t.Fatalf("charts %+v: want the brokers' CPU per message at PLAINTEXT and SASL_SSL, and the relative rates", rec.Charts)
 	}
 	cpu := rec.Charts[0].Series[0].Points
-	t.Logf("brokers' CPU per message: PLAINTEXT %.1f µs, SASL_SSL %.1f µs (%.2fx)", cpu[0].Y, cpu[1].Y, cpu[1].Y/cpu[0].Y)
+	t.Logf("brokers' user CPU less JIT per message: PLAINTEXT %.1f µs, SASL_SSL %.1f µs (%.2fx)", cpu[0].Y, cpu[1].Y, cpu[1].Y/cpu[0].Y)
+	for _, f := range rec.Findings {
+		if strings.HasPrefix(f.Name, "broker CPU per message with system time") {
+			t.Logf("%s: %.2f", f.Name, f.Value)
+		}
+	}
 	if !(cpu[1].Y > cpu[0].Y) {
-		t.Errorf("brokers' CPU per message with SASL_SSL %.1f µs, PLAINTEXT %.1f µs: want SASL_SSL above", cpu[1].Y, cpu[0].Y)
+		t.Errorf("brokers' user CPU less JIT per message with SASL_SSL %.1f µs, PLAINTEXT %.1f µs: want SASL_SSL above", cpu[1].Y, cpu[0].Y)
 	}
 	warmedThrough(t, filepath.Join(out, "scenario.log"), "PLAINTEXT", "SASL_SSL")
 	secure, _ := filepath.Glob(filepath.Join(out, "run-sasl_ssl", "b-*"))
