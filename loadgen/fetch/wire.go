@@ -220,12 +220,9 @@ func (d *decoder) count(least int) int {
 	return int(n)
 }
 
+// string reads a non-nullable string: a negative length is malformed.
 func (d *decoder) string() []byte {
-	n := d.int16()
-	if n < 0 {
-		return nil
-	}
-	return d.take(int(n), "string")
+	return d.take(int(d.int16()), "string")
 }
 
 func (d *decoder) bytes() []byte {
