@@ -167,11 +167,8 @@ func (r *runner) commitOnRevoke(ctx context.Context, cl *kgo.Client) {
 func (r *runner) commitsOnRevoke() bool { return r.opts.Share != nil || r.clients.Consumer.AutoCommit }
 
 // ownFetch reports whether the run's consumers read through plimsoll's own fetch path
-// (Options.ConsumerFetch). A target with SASL keeps franz-go's: the fetcher's own connections
-// do not authenticate yet.
-func (r *runner) ownFetch() bool {
-	return consumerFetch(r.opts.ConsumerFetch) == FetchPlimsoll && r.tgt.SASL == nil
-}
+// (Options.ConsumerFetch).
+func (r *runner) ownFetch() bool { return consumerFetch(r.opts.ConsumerFetch) == FetchPlimsoll }
 
 // newProducers creates the share's producers: each runs at the whole rate's share of one
 // producer, offset by 1/rate from the previous one, so that together the whole workload's

@@ -11,6 +11,7 @@ import (
 	"github.com/plimsoll/plimsoll/kafkaprops"
 	"github.com/plimsoll/plimsoll/loadgen/fetch"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
 )
 
 // The consumers' fetch paths (Options.ConsumerFetch).
@@ -100,11 +101,15 @@ func (c *consumer) newOwnFetch(cfg *kafkaprops.Consumer, total int) {
 
 // bindOwnFetch pauses franz-go's own fetching of every topic (it keeps the group, its
 // callbacks and commits; what it might fetch before the pause is never polled) and binds the
-// fetcher to the client: its metadata, its dialer, its client id.
+// fetcher to the client: its metadata, its dialer (TLS), its SASL mechanism, its client id.
 func (c *consumer) bindOwnFetch(cl *kgo.Client, topics []string) {
 	cl.PauseFetchTopics(topics...)
 	id, _ := cl.OptValue(kgo.ClientID).(string)
-	c.fetcher.Bind(cl, dialOf(cl), id)
+	var mech sasl.Mechanism
+	if ms, _ := cl.OptValue(kgo.SASL).([]sasl.Mechanism); len(ms) > 0 {
+		mech = ms[0]
+	}
+	c.fetcher.Bind(cl, dialOf(cl), mech, id)
 }
 
 // dialOf is how the client cl dials: its Dialer, else TLS with its configuration, else TCP.

@@ -90,7 +90,7 @@ type Options struct {
 	Share *Share
 	// ConsumerFetch is the consumers' fetch path: FetchFranzGo (franz-go fetches, the consumer
 	// polls) or FetchPlimsoll (plimsoll's own Fetch requests parsed in place, package fetch;
-	// franz-go keeps metadata, the group and commits; a SASL target keeps franz-go's). Empty:
+	// franz-go keeps metadata, the group and commits). Empty:
 	// $PLIMSOLL_CONSUMER_FETCH, else FetchFranzGo.
 	ConsumerFetch string
 	// Feed, when set, hands the run's reports out as a worker publishes them (Feed): each

@@ -8,7 +8,9 @@ import (
 	"net"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/sasl"
 )
 
 // DialFunc opens a connection to a broker (plain TCP, or TLS with the client's configuration).
@@ -21,10 +23,12 @@ type conn struct {
 	clientID    string
 	correlation int32
 	out, in     []byte
+	expires     time.Time // the SASL session's end (KIP-368), zero if none: redial before it
 }
 
-// dial connects to addr and checks that the broker speaks Fetch v11 (ApiVersions v0).
-func dial(ctx context.Context, d DialFunc, addr, clientID string, timeout time.Duration) (*conn, error) {
+// dial connects to addr, checks that the broker speaks Fetch v11 (ApiVersions v0) and
+// authenticates with mech when there is one.
+func dial(ctx context.Context, d DialFunc, mech sasl.Mechanism, addr, clientID string, timeout time.Duration) (*conn, error) {
 	dctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	nc, err := d(dctx, "tcp", addr)
@@ -32,29 +36,83 @@ func dial(ctx context.Context, d DialFunc, addr, clientID string, timeout time.D
 		return nil, err
 	}
 	c := &conn{c: nc, clientID: clientID}
-	if err := c.checkVersions(timeout); err != nil {
+	err = c.checkVersions(timeout)
+	if err == nil && mech != nil {
+		err = c.authenticate(dctx, mech, addr, timeout)
+	}
+	if err != nil {
 		nc.Close()
 		return nil, err
 	}
 	return c, nil
 }
 
-// checkVersions asks the broker its API versions and fails unless Fetch v11 is among them.
-func (c *conn) checkVersions(timeout time.Duration) error {
-	req := kmsg.NewPtrApiVersionsRequest()
-	req.Version = 0
+// request sends a kmsg request of a version whose request and response headers are not
+// flexible and reads its response into resp.
+func (c *conn) request(req kmsg.Request, resp kmsg.Response, timeout time.Duration) error {
 	c.correlation++
 	c.out = kmsg.NewRequestFormatter(kmsg.FormatterClientID(c.clientID)).AppendRequest(c.out[:0], req, c.correlation)
 	body, err := c.roundTrip(c.out, timeout)
 	if err != nil {
-		return fmt.Errorf("api versions: %w", err)
+		return err
 	}
 	if len(body) < 4 || int32(binary.BigEndian.Uint32(body)) != c.correlation {
-		return fmt.Errorf("api versions: response out of order")
+		return fmt.Errorf("%w: response out of order", ErrMalformed)
 	}
+	resp.SetVersion(req.GetVersion())
+	return resp.ReadFrom(body[4:])
+}
+
+// authenticate runs SASL on the connection: SaslHandshake v1, then SaslAuthenticate v1 until
+// the mechanism's session is done (KIP-152), as franz-go's own connections do.
+func (c *conn) authenticate(ctx context.Context, mech sasl.Mechanism, addr string, timeout time.Duration) error {
+	hs := kmsg.NewPtrSASLHandshakeRequest()
+	hs.Version, hs.Mechanism = 1, mech.Name()
+	hsResp := kmsg.NewPtrSASLHandshakeResponse()
+	if err := c.request(hs, hsResp, timeout); err != nil {
+		return fmt.Errorf("sasl handshake: %w", err)
+	}
+	if err := kerr.ErrorForCode(hsResp.ErrorCode); err != nil {
+		return fmt.Errorf("sasl handshake (%s; the broker enables %v): %w", mech.Name(), hsResp.SupportedMechanisms, err)
+	}
+	session, write, err := mech.Authenticate(ctx, addr)
+	if err != nil {
+		return fmt.Errorf("sasl %s: %w", mech.Name(), err)
+	}
+	for done := false; !done || len(write) > 0; {
+		req := kmsg.NewPtrSASLAuthenticateRequest()
+		req.Version, req.SASLAuthBytes = 1, write
+		resp := kmsg.NewPtrSASLAuthenticateResponse()
+		start := time.Now()
+		if err := c.request(req, resp, timeout); err != nil {
+			return fmt.Errorf("sasl authenticate: %w", err)
+		}
+		if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+			msg := ""
+			if resp.ErrorMessage != nil {
+				msg = *resp.ErrorMessage
+			}
+			return fmt.Errorf("sasl authenticate: %w %s", err, msg)
+		}
+		if resp.SessionLifetimeMillis > 0 {
+			c.expires = start.Add(time.Duration(resp.SessionLifetimeMillis) * time.Millisecond * 9 / 10)
+		}
+		write = nil
+		if !done {
+			if done, write, err = session.Challenge(resp.SASLAuthBytes); err != nil {
+				return fmt.Errorf("sasl %s: %w", mech.Name(), err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkVersions asks the broker its API versions and fails unless Fetch v11 is among them.
+func (c *conn) checkVersions(timeout time.Duration) error {
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.Version = 0
 	resp := kmsg.NewPtrApiVersionsResponse()
-	resp.Version = 0
-	if err := resp.ReadFrom(body[4:]); err != nil {
+	if err := c.request(req, resp, timeout); err != nil {
 		return fmt.Errorf("api versions: %w", err)
 	}
 	for _, k := range resp.ApiKeys {

@@ -10,7 +10,9 @@
 //
 // # How it fetches
 //
-// One worker goroutine per leader broker, each with one connection that carries Fetch v11
+// One worker goroutine per leader broker, each with one connection (dialled as the client dials:
+// TLS with its configuration, SASL with its mechanism through SaslHandshake and
+// SaslAuthenticate, redialled before a session's lifetime ends) that carries Fetch v11
 // requests (the last version before flexible encoding; Kafka 2.3 and later, 4.x included),
 // session-less, one at a time: every partition the broker leads and the consumer may fetch, at
 // its next offset, with the consumer's fetch.min.bytes, fetch.max.bytes,
@@ -47,7 +49,6 @@
 // # Not done
 //
 // No fetch sessions (KIP-227): every request lists every partition, which costs bytes per
-// request, not per record. SASL is not spoken on the fetcher's connections (the consumer keeps
-// franz-go's path then). Truncation after an unclean leader change is not detected
+// request, not per record. Truncation after an unclean leader change is not detected
 // (OffsetForLeaderEpoch), and a follower the broker prefers (KIP-392) is ignored.
 package fetch

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/sasl"
 )
 
 // Topic is one topic whose partitions a Fetcher may be assigned: partition p of it is index
@@ -37,6 +38,8 @@ type Config struct {
 	Reset string
 	// Dial opens broker connections; nil is plain TCP.
 	Dial DialFunc
+	// SASL, when set, authenticates each connection (the client's first mechanism).
+	SASL sasl.Mechanism
 	// Timeout bounds a dial and, beyond MaxWait, a response; 0 is 30 s.
 	Timeout time.Duration
 	// Backoff is the wait after an error before the partition or broker is tried again; 0 is
@@ -128,12 +131,13 @@ func New(cfg Config, sink Sink) *Fetcher {
 	return f
 }
 
-// Bind gives the fetcher the client whose Metadata and ListOffsets it uses, and the dialer and
-// client id of its own connections (nil, "": plain TCP, none). Call it before Run.
-func (f *Fetcher) Bind(cl *kgo.Client, dial DialFunc, clientID string) {
+// Bind gives the fetcher the client whose Metadata and ListOffsets it uses, and the dialer,
+// SASL mechanism and client id of its own connections (nil, nil, "": plain TCP, none, none).
+// Call it before Run.
+func (f *Fetcher) Bind(cl *kgo.Client, dial DialFunc, mech sasl.Mechanism, clientID string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.cl, f.cfg.ClientID = cl, clientID
+	f.cl, f.cfg.SASL, f.cfg.ClientID = cl, mech, clientID
 	if dial != nil {
 		f.cfg.Dial = dial
 	}
@@ -152,6 +156,9 @@ func (f *Fetcher) Assign(part int, offset int64) {
 	f.assigned[part], f.offset[part], f.retryAt[part] = true, offset, 0
 	f.gen[part]++
 	f.poke()
+	if w := f.workers[f.leader[part]]; w != nil {
+		w.poke()
+	}
 }
 
 // resetState is the offset state the Reset policy gives a partition without an offset.
@@ -233,6 +240,7 @@ func (f *Fetcher) manage(ctx context.Context) {
 			needMeta = needMeta || f.leader[p] < 0
 			needList = needList || f.offset[p] == needEarliest || f.offset[p] == needLatest
 		}
+		f.startWorkers() // a partition assigned after its leader was learnt
 		f.mu.Unlock()
 		if needMeta {
 			f.refreshMetadata(ctx)
@@ -285,17 +293,27 @@ func (f *Fetcher) refreshMetadata(ctx context.Context) {
 				continue
 			}
 			f.leader[p], f.epoch[p] = rp.Leader, rp.LeaderEpoch
-			if f.assigned[p] && f.workers[rp.Leader] == nil && f.ctx != nil {
-				w := &worker{f: f, id: rp.Leader, wake: make(chan struct{}, 1), reqOff: make([]int64, len(f.assigned)),
-					reqGen: make([]uint32, len(f.assigned)), byTopic: make([][]ReqPartition, len(f.cfg.Topics))}
-				f.workers[rp.Leader] = w
-				f.wg.Add(1)
-				go func() { defer f.wg.Done(); w.run(f.ctx) }()
-			}
 		}
 	}
+	f.startWorkers()
 	for _, w := range f.workers {
 		w.poke()
+	}
+}
+
+// startWorkers starts a worker for every leader of an assigned partition that has none.
+// Callers hold mu.
+func (f *Fetcher) startWorkers() {
+	for p, a := range f.assigned {
+		id := f.leader[p]
+		if !a || id < 0 || f.workers[id] != nil || f.ctx == nil {
+			continue
+		}
+		w := &worker{f: f, id: id, wake: make(chan struct{}, 1), reqOff: make([]int64, len(f.assigned)),
+			reqGen: make([]uint32, len(f.assigned)), byTopic: make([][]ReqPartition, len(f.cfg.Topics))}
+		f.workers[id] = w
+		f.wg.Add(1)
+		go func() { defer f.wg.Done(); w.run(f.ctx) }()
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +14,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
 // liveSink is a recSink safe for the fetcher's goroutines.
@@ -62,13 +66,23 @@ type live struct {
 }
 
 func startLive(t *testing.T, parts int, cfg Config) *live {
-	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(int32(parts), liveTopic))
+	return startLiveWith(t, parts, cfg, nil)
+}
+
+// startLiveWith is startLive with a cluster that requires SASL when mech is set.
+func startLiveWith(t *testing.T, parts int, cfg Config, mech sasl.Mechanism) *live {
+	copts := []kfake.Opt{kfake.NumBrokers(3), kfake.SeedTopics(int32(parts), liveTopic)}
+	opts := []kgo.Opt{kgo.DefaultProduceTopic(liveTopic), kgo.RecordPartitioner(kgo.ManualPartitioner())}
+	if mech != nil {
+		copts = append(copts, kfake.EnableSASL(), kfake.Superuser(mech.Name(), "bench", "secret"))
+		opts = append(opts, kgo.SASL(mech))
+	}
+	c, err := kfake.NewCluster(copts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic(liveTopic),
-		kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	cl, err := kgo.NewClient(append(opts, kgo.SeedBrokers(c.ListenAddrs()...))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +94,7 @@ func startLive(t *testing.T, parts int, cfg Config) *live {
 	cfg.MinBytes, cfg.MaxBytes, cfg.PartitionMaxBytes, cfg.Backoff = 1, 50<<20, 1<<20, 20*time.Millisecond
 	l := &live{c: c, cl: cl, sink: &liveSink{}}
 	l.f = New(cfg, l.sink)
-	l.f.Bind(cl, nil, "fetch-test")
+	l.f.Bind(cl, nil, mech, "fetch-test")
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); l.f.Run(ctx) }()
@@ -301,4 +315,45 @@ func TestFetcherBrokerDown(t *testing.T) {
 	if len(l.sink.errors()) == 0 {
 		t.Error("no error reported for the failed connections")
 	}
+}
+
+// TestFetcherSASL: the fetcher's own connections authenticate with the client's mechanism
+// (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) before fetching; a wrong password is an error reported,
+// never a record.
+func TestFetcherSASL(t *testing.T) {
+	for _, mech := range []sasl.Mechanism{
+		plain.Auth{User: "bench", Pass: "secret"}.AsMechanism(),
+		scram.Auth{User: "bench", Pass: "secret"}.AsSha256Mechanism(),
+		scram.Auth{User: "bench", Pass: "secret"}.AsSha512Mechanism(),
+	} {
+		t.Run(mech.Name(), func(t *testing.T) {
+			l := startLiveWith(t, 2, Config{Reset: "earliest"}, mech)
+			for p := range 2 {
+				l.produce(t, p, 0, 10)
+				l.f.Assign(p, -1)
+			}
+			checkExactlyOnce(t, l.sink.waitFor(t, 20), 2, 0, 10)
+			if errs := l.sink.errors(); len(errs) != 0 {
+				t.Errorf("errors: %v", errs)
+			}
+		})
+	}
+	t.Run("wrong password", func(t *testing.T) {
+		l := startLiveWith(t, 1, Config{Reset: "earliest"}, plain.Auth{User: "bench", Pass: "secret"}.AsMechanism())
+		l.produce(t, 0, 0, 10)
+		l.f.mu.Lock()
+		l.f.cfg.SASL = plain.Auth{User: "bench", Pass: "wrong"}.AsMechanism()
+		l.f.mu.Unlock()
+		l.f.Assign(0, -1)
+		deadline := time.Now().Add(10 * time.Second)
+		for len(l.sink.errors()) == 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if errs := l.sink.errors(); len(errs) == 0 || !strings.Contains(errs[0].Error(), "sasl") {
+			t.Errorf("errors %v, want a SASL failure", errs)
+		}
+		if n := len(l.sink.waitFor(t, 0)); n != 0 {
+			t.Errorf("%d records read unauthenticated", n)
+		}
+	})
 }

@@ -50,8 +50,12 @@ func (w *worker) run(ctx context.Context) {
 			w.sleep(ctx, idle)
 			continue
 		}
+		if w.c != nil && !w.c.expires.IsZero() && f.cfg.Now().After(w.c.expires) {
+			w.c.close() // its SASL session ends soon: authenticate a new one
+			w.c = nil
+		}
 		if w.c == nil {
-			c, err := dial(ctx, f.cfg.Dial, addr, f.cfg.ClientID, f.cfg.Timeout)
+			c, err := dial(ctx, f.cfg.Dial, f.cfg.SASL, addr, f.cfg.ClientID, f.cfg.Timeout)
 			if err != nil {
 				w.fail(ctx, fmt.Errorf("fetch: broker %d at %s: %w", w.id, addr, err))
 				continue
