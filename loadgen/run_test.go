@@ -84,6 +84,9 @@ func testRunAgainstKfake(t *testing.T, fetch string) {
 		t.Fatal(err)
 	}
 	c := res.Counts
+	if want := map[string]string{FetchFranzGo: "", FetchPlimsoll: FetchPlimsoll}[fetch]; res.Config.ConsumerFetch != want {
+		t.Errorf("result's consumer fetch path %q, want %q", res.Config.ConsumerFetch, want)
+	}
 	t.Logf("counts %+v excluded %+v", c, res.ExcludedCounts)
 	t.Logf("produced %.0f/s consumed %.0f/s publish %+v e2e %+v sched %+v", res.ProducedMsgsPerSec, res.ConsumedMsgsPerSec,
 		res.Latency.Publish, res.Latency.EndToEnd, res.Latency.ScheduleDelay)
