@@ -27,15 +27,15 @@ const (
 const envConsumerFetch = "PLIMSOLL_CONSUMER_FETCH"
 
 // consumerFetch is the fetch path a run's consumers use: opt, else $PLIMSOLL_CONSUMER_FETCH,
-// else franz-go's.
+// else plimsoll's own.
 func consumerFetch(opt string) string {
 	if opt == "" {
 		opt = os.Getenv(envConsumerFetch)
 	}
-	if opt == FetchPlimsoll {
-		return FetchPlimsoll
+	if opt == FetchFranzGo {
+		return FetchFranzGo
 	}
-	return FetchFranzGo
+	return FetchPlimsoll
 }
 
 // fetchSink is the consumer as a fetch.Sink: the group's and the consumer's locks around each
