@@ -214,6 +214,15 @@ func (f *Fetcher) Run(ctx context.Context) {
 	f.ctx = ctx
 	f.mu.Unlock()
 	f.manage(ctx)
+	// A worker may be waiting for a response (up to MaxWait, or Timeout from a hung broker):
+	// cut its read short.
+	f.mu.Lock()
+	for _, w := range f.workers {
+		if c := w.live.Load(); c != nil {
+			_ = c.c.SetDeadline(time.Now())
+		}
+	}
+	f.mu.Unlock()
 	f.wg.Wait()
 }
 

@@ -357,3 +357,32 @@ func TestFetcherSASL(t *testing.T) {
 		}
 	})
 }
+
+// TestFetcherStopsPromptly: Run returns soon after its context ends even while a worker waits
+// for a response that would take the whole fetch.max.wait.ms.
+func TestFetcherStopsPromptly(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, liveTopic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	f := New(Config{Topics: []Topic{{Name: liveTopic, Partitions: 1}}, MaxWait: 20 * time.Second, MinBytes: 1,
+		MaxBytes: 1 << 20, PartitionMaxBytes: 1 << 20, Reset: "earliest"}, &liveSink{})
+	f.Bind(cl, nil, nil, "")
+	f.Assign(0, 0)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); f.Run(ctx) }()
+	time.Sleep(500 * time.Millisecond) // the worker is in its long fetch of an empty partition
+	stop()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run still running 5 s after its context ended, its worker in a 20 s fetch")
+	}
+}

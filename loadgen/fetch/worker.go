@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/plimsoll/plimsoll/loadgen/recbatch"
@@ -16,6 +17,7 @@ type worker struct {
 	id   int32
 	wake chan struct{}
 	c    *conn
+	live atomic.Pointer[conn] // c, for Run to cut its read short when ctx ends
 	req  Request
 	resp Response
 	// What the request in flight asked, by dense partition: the offset (-1 if not asked) and
@@ -41,6 +43,7 @@ func (w *worker) run(ctx context.Context) {
 		if w.c != nil {
 			w.c.close()
 		}
+		w.live.Store(nil)
 	}()
 	f := w.f
 	timeout := f.cfg.MaxWait + f.cfg.Timeout
@@ -61,6 +64,7 @@ func (w *worker) run(ctx context.Context) {
 				continue
 			}
 			w.c = c
+			w.live.Store(c)
 		}
 		if err := w.c.fetch(&w.req, &w.resp, timeout); err != nil {
 			w.c.close()
