@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -191,6 +192,11 @@ func TestDeliverErrors(t *testing.T) {
 			if f.offset[0] != tc.wantOffset || f.leader[0] != tc.wantLeader || (f.retryAt[0] > 0) != tc.wantRetry {
 				t.Errorf("offset %d leader %d retry at %d, want %d %d retry %v", f.offset[0], f.leader[0], f.retryAt[0], tc.wantOffset, tc.wantLeader, tc.wantRetry)
 			}
+			if tc.reset == "none" {
+				if len(s.errs) != 1 || !strings.Contains(s.errs[0].Error(), "at offset 4") {
+					t.Errorf("errors %v, want one naming offset 4", s.errs)
+				}
+			}
 			if len(s.errs) != 1 || !errors.Is(s.errs[0], kerr.ErrorForCode(tc.code)) {
 				t.Errorf("errors %v, want the one of code %d", s.errs, tc.code)
 			}
@@ -323,4 +329,18 @@ func BenchmarkDeliver(b *testing.B) {
 		once(b, f, w, body)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/record")
+}
+
+// TestAssignWithoutOffsetUnderNone: with auto.offset.reset none, a partition assigned without an
+// offset is reported (ErrNoOffset) and never fetched.
+func TestAssignWithoutOffsetUnderNone(t *testing.T) {
+	s := &recSink{}
+	f, w := testFetcher(1, Config{Reset: "none"}, s)
+	f.Assign(0, -1)
+	if len(s.errs) != 1 || !errors.Is(s.errs[0], ErrNoOffset) {
+		t.Errorf("errors %v, want ErrNoOffset", s.errs)
+	}
+	if _, n := w.build(); n != 0 {
+		t.Errorf("%d partitions fetched, want none", n)
+	}
 }

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -143,16 +144,26 @@ func (f *Fetcher) Bind(cl *kgo.Client, dial DialFunc, mech sasl.Mechanism, clien
 	}
 }
 
+// ErrNoOffset is a partition assigned without an offset under the reset policy "none": it is
+// not fetched.
+var ErrNoOffset = errors.New("no offset to start from and auto.offset.reset is none")
+
 // Assign starts fetching dense partition part at offset (below 0: none, the Reset policy's).
 func (f *Fetcher) Assign(part int, offset int64) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if part < 0 || part >= len(f.assigned) {
+		f.mu.Unlock()
 		return
 	}
 	if offset < 0 {
 		offset = f.resetState()
 	}
+	defer func() {
+		if offset == noOffset {
+			f.sink.Error(fmt.Errorf("fetch: partition %d: %w", part, ErrNoOffset))
+		}
+	}()
+	defer f.mu.Unlock()
 	f.assigned[part], f.offset[part], f.retryAt[part] = true, offset, 0
 	f.gen[part]++
 	f.poke()

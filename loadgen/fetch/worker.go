@@ -152,13 +152,14 @@ func (f *Fetcher) deliver(w *worker) {
 		if p < 0 || w.reqOff[p] < 0 || !f.assigned[p] || f.gen[p] != w.reqGen[p] || f.offset[p] != w.reqOff[p] {
 			continue
 		}
+		asked := w.reqOff[p]
 		w.reqOff[p] = -1
 		switch {
 		case rp.ErrorCode == 0:
 			f.offset[p] = f.consume(p, rp, f.offset[p], now)
 		case rp.ErrorCode == kerr.OffsetOutOfRange.Code:
 			f.offset[p] = f.resetState()
-			f.errs = append(f.errs, fmt.Errorf("fetch: partition %d at offset %d: %w", rp.Partition, w.reqOff[p], kerr.OffsetOutOfRange))
+			f.errs = append(f.errs, fmt.Errorf("fetch: partition %d at offset %d: %w", rp.Partition, asked, kerr.OffsetOutOfRange))
 			f.poke()
 		case leaderError(rp.ErrorCode):
 			f.leader[p] = -1
