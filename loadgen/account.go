@@ -119,6 +119,9 @@ func (r *runner) fill(res *Result, col *collector, prods []*producer, groups []*
 		GoVersion: runtime.Version(), FranzGoVersion: moduleVersion("github.com/twmb/franz-go"),
 		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(),
 	}
+	if r.ownFetch() && len(groups) > 0 {
+		res.Config.ConsumerFetch = FetchPlimsoll
+	}
 }
 
 // fillRates computes the window's rates. The sent rate counts the messages intended inside the

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/plimsoll/plimsoll/loadgen/fetch"
 	"github.com/plimsoll/plimsoll/loadgen/hdr"
 	"github.com/plimsoll/plimsoll/loadgen/ledger"
 	"github.com/plimsoll/plimsoll/loadgen/pace"
@@ -72,6 +73,7 @@ type consumer struct {
 	assigned    atomic.Int64 // partitions assigned to this member, the share's
 	stray       atomic.Int64 // partitions of another process assigned to this member
 	fetchErrs   errorTally
+	fetcher     *fetch.Fetcher // plimsoll's own fetch path (ownfetch.go); nil: franz-go's polls
 }
 
 // assign adds n partitions of the share's and stray ones of another process's to the member.
@@ -103,8 +105,13 @@ func newConsumer(run *runState, g *group, partBase map[string]int, pollLimit int
 // once each is accounted. Measured by BenchmarkConsumer.
 func poolOpts() []kgo.Opt { return []kgo.Opt{kgo.WithPools(newRecordPools())} }
 
-// loop polls until the client is closed or ctx is done.
+// loop polls until the client is closed or ctx is done; with plimsoll's own fetch path, it
+// runs the fetcher until ctx is done.
 func (c *consumer) loop(ctx context.Context) {
+	if c.fetcher != nil {
+		c.fetcher.Run(ctx)
+		return
+	}
 	for c.poll(ctx) {
 	}
 }
@@ -158,38 +165,41 @@ func (c *consumer) handle(fs kgo.Fetches, now int64) {
 	c.consumedAll.Add(n)
 }
 
-// records is the per-record hot path: decode the stamp, record the end-to-end latency, update
-// the group's ledger. It returns how many records count as consumed: all but the run's
-// settling records. A record without a stamp (a settling or a foreign one) still moves the
-// partition's read position. Each record is recycled once accounted: nothing may hold its
-// value afterwards. Callers hold g.mu and c.mu.
+// records accounts for one batch's records (account) and recycles each once accounted: nothing
+// may hold its value afterwards. Callers hold g.mu and c.mu.
 func (c *consumer) records(part int, recs []*kgo.Record, now int64) int64 {
-	l := c.g.ledger
-	n := int64(len(recs))
+	var n int64
 	for _, r := range recs {
-		st, err := DecodeStamp(r.Value)
-		if err != nil {
-			if isSettle(r.Value) {
-				n--
-			} else {
-				l.Foreign++
-			}
-			l.Skip(part, r.Offset)
-			r.Recycle()
-			continue
-		}
-		if !c.run.own.Contains(int(st.Producer)) { // another process's producer: never in a share run
-			l.Foreign++
-			l.Skip(part, r.Offset)
-			r.Recycle()
-			continue
-		}
-		ph := c.run.phase(st.Intended)
-		c.e2e[ph].Record(now - st.Intended)
-		l.Observe(part, r.Offset, st.Producer, st.Seq, ph)
+		n += c.account(part, r.Offset, r.Value, now)
 		r.Recycle()
 	}
 	return n
+}
+
+// account is the per-record hot path: decode the stamp, record the end-to-end latency, update
+// the group's ledger. It returns 1 if the record counts as consumed, 0 for one of the run's
+// settling records. A record without a stamp (a settling or a foreign one) still moves the
+// partition's read position. It does not allocate. Callers hold g.mu and c.mu.
+func (c *consumer) account(part int, offset int64, value []byte, now int64) int64 {
+	l := c.g.ledger
+	st, err := DecodeStamp(value)
+	if err != nil {
+		l.Skip(part, offset)
+		if isSettle(value) {
+			return 0
+		}
+		l.Foreign++
+		return 1
+	}
+	if !c.run.own.Contains(int(st.Producer)) { // another process's producer: never in a share run
+		l.Foreign++
+		l.Skip(part, offset)
+		return 1
+	}
+	ph := c.run.phase(st.Intended)
+	c.e2e[ph].Record(now - st.Intended)
+	l.Observe(part, offset, st.Producer, st.Seq, ph)
+	return 1
 }
 
 // recycle hands records back to the client's pools (recordPools); a record that came from no

@@ -107,6 +107,8 @@ func benchSides() []benchSide {
 	return []benchSide{
 		{name: "franz-go", start: startBare},
 		{name: "plimsoll", opts: poolOpts, start: startPlimsoll},
+		// plimsoll's own fetch path (package fetch), franz-go's fetching paused.
+		{name: "plimsoll-fetch", start: startOwnFetch},
 		// The floor: franz-go's loop with plimsoll's pools, recycling, and nothing else.
 		{name: "franz-go-pooled", opts: poolOpts, start: startBare},
 	}
@@ -159,6 +161,58 @@ func startPlimsoll(b *testing.B, cl *kgo.Client) (func(context.Context) int64, f
 		}
 		if n := c.e2e[phaseMeasured].Count(); n != records {
 			b.Fatalf("end-to-end latency recorded %d times, want %d", n, records)
+		}
+	}
+}
+
+// startOwnFetch is a run's consumer on plimsoll's own fetch path, every partition assigned from
+// the start; its poll waits for the fetcher's records.
+func startOwnFetch(b *testing.B, cl *kgo.Client) (func(context.Context) int64, func(int64)) {
+	run := newRunState(pace.NewClock(), 0, 1, benchProducers)
+	run.measureStart.Store(0)
+	g := &group{ledger: ledger.NewGroup(benchPartitions, benchProducers)}
+	c := newConsumer(run, g, map[string]int{benchTopic: 0}, 0)
+	c.cl = cl
+	cfg, err := kafkaprops.ResolveConsumer(kafkaprops.Props{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.ResetOffset = "earliest"
+	c.newOwnFetch(cfg, benchPartitions)
+	c.bindOwnFetch(cl, []string{benchTopic})
+	for p := range benchPartitions {
+		c.fetcher.Assign(p, -1)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); c.loop(ctx) }()
+	b.Cleanup(func() { stop(); <-done })
+	var seen int64
+	poll := func(ctx context.Context) int64 {
+		t := time.NewTimer(5 * time.Millisecond)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		now := c.consumedAll.Load()
+		n := now - seen
+		seen = now
+		return n
+	}
+	return poll, func(records int64) {
+		stop()
+		<-done
+		m := g.ledger.Counts[phaseMeasured]
+		if m.Consumed != records || m.Duplicated != 0 || g.ledger.Foreign != 0 || int64(g.ledger.Seen()) != records {
+			b.Fatalf("ledger: consumed %d duplicated %d foreign %d seen %d, want %d records each seen once",
+				m.Consumed, m.Duplicated, g.ledger.Foreign, g.ledger.Seen(), records)
+		}
+		if n := c.e2e[phaseMeasured].Count(); n != records {
+			b.Fatalf("end-to-end latency recorded %d times, want %d", n, records)
+		}
+		if c.fetchErrs.n != 0 {
+			b.Fatalf("fetch errors: %v", c.fetchErrs.kinds)
 		}
 	}
 }

@@ -164,3 +164,58 @@ func TestConsumerRecyclesRecords(t *testing.T) {
 		t.Errorf("record slices: %d taken from the pool, %d given back; want every one back", gets, puts)
 	}
 }
+
+// TestOwnFetchRecordAllocsNothing: on plimsoll's own fetch path, the consumer's per-record path
+// (fetchSink: stamp, end-to-end latency, ledger, position) allocates nothing in steady state;
+// the fetcher's own parse and delivery is fetch.TestSteadyStateAllocatesNothing.
+func TestOwnFetchRecordAllocsNothing(t *testing.T) {
+	const perPart, parts, producers = 500, 2, 2
+	run := newRunState(&fakeClock{}, 0, 1, producers)
+	run.measureStart.Store(0)
+	g := &group{ledger: ledger.NewGroup(parts, producers)}
+	c := newConsumer(run, g, map[string]int{"t": 0}, 0)
+	s := &fetchSink{c: c}
+	value := make([]byte, 100)
+	var round uint64
+	const runs = 300 // 150,000 sequences a producer: over two chunks recycled
+	allocs := testing.AllocsPerRun(runs, func() {
+		s.Lock()
+		for p := range parts {
+			for i := range perPart {
+				seq := round*perPart + uint64(i)
+				Stamp{Producer: uint32(p), Seq: seq, Intended: int64(seq)}.Encode(value)
+				s.Record(p, int64(seq), 3, value)
+			}
+		}
+		s.Unlock()
+		round++
+	})
+	if allocs != 0 {
+		t.Errorf("the sink allocated %.0f times a fetch of %d records, want 0", allocs, perPart*parts)
+	}
+	want := int64(runs+1) * perPart * parts
+	if n := g.ledger.Counts[phaseMeasured].Consumed; n != want || c.consumedAll.Load() != want || c.e2e[phaseMeasured].Count() != want {
+		t.Errorf("consumed %d (counted %d, latencies %d), want %d", n, c.consumedAll.Load(), c.e2e[phaseMeasured].Count(), want)
+	}
+	if c.pos.next[1] != int64(round*perPart) || c.pos.epoch[1] != 3 {
+		t.Errorf("position %d epoch %d, want %d 3", c.pos.next[1], c.pos.epoch[1], round*perPart)
+	}
+}
+
+// BenchmarkOwnFetchRecord: the consumer's per-record path on plimsoll's own fetch path
+// (fetchSink.Record: stamp, end-to-end latency, ledger, position), per record.
+func BenchmarkOwnFetchRecord(b *testing.B) {
+	run := newRunState(&fakeClock{}, 0, 1, 1)
+	run.measureStart.Store(0)
+	g := &group{ledger: ledger.NewGroup(1, 1)}
+	c := newConsumer(run, g, map[string]int{"t": 0}, 0)
+	s := &fetchSink{c: c}
+	value := make([]byte, 100)
+	b.ReportAllocs()
+	s.Lock()
+	for i := range b.N {
+		Stamp{Producer: 0, Seq: uint64(i), Intended: int64(i)}.Encode(value)
+		s.Record(0, int64(i), 0, value)
+	}
+	s.Unlock()
+}

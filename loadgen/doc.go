@@ -78,9 +78,23 @@
 // The per-message paths allocate nothing: records and their payload buffers are pooled per
 // producer (the pool size is buffer.memory in records, and waiting for a free record is the
 // "buffer full" signal), one promise function per producer returns them, and the consumer
-// decodes the stamp, records the latency and updates the ledger without allocating. Each
-// consumer's client decodes fetches into slices from pools of its own (recordPools), and the
-// consumer recycles every record once accounted. What franz-go still allocates per fetch (the
+// decodes the stamp, records the latency and updates the ledger without allocating
+// (consumer.account).
+//
+// The consumers read through plimsoll's own fetch path by default (package fetch,
+// Options.ConsumerFetch): franz-go keeps the group (its balancers, the share's included), its
+// callbacks and the offset commits, with its own fetching paused; a Fetcher per consumer sends
+// Fetch requests on connections of its own, reads each response into a buffer it keeps and
+// parses its record batches in place (recbatch), handing each record to the consumer's sink
+// (ownfetch.go). Each assignment reaches it through AdjustFetchOffsetsFn (after resume), each
+// revocation through OnPartitionsRevoked and OnPartitionsLost, which return only once no record
+// of the partition can be accounted any more; the positions it has reached are committed on
+// revocation (as commitOnRevoke) and every auto.commit.interval.ms with enable.auto.commit.
+// max.poll.records does not apply: a response's records are accounted as it is read.
+//
+// With FetchFranzGo ($PLIMSOLL_CONSUMER_FETCH=franz-go) the consumer polls franz-go instead: its
+// client decodes fetches into slices from pools of its own (recordPools), and the consumer
+// recycles every record once accounted. What franz-go still allocates per fetch there (the
 // response read off the connection, about the records' size on the wire, and each partition's
-// slice of record pointers) has no pool in franz-go v1.22; BenchmarkConsumer measures it.
+// slice of record pointers) has no pool in franz-go v1.22; BenchmarkConsumer measures both paths.
 package loadgen

@@ -77,11 +77,20 @@ func (r *runner) startConsumers(ctx context.Context, run *runState, c *clients, 
 		c.groups = append(c.groups, g)
 		for ci := r.share.Consumers.Lo; ci < r.share.Consumers.Hi; ci++ {
 			cn := newConsumer(run, g, partBase, r.clients.Consumer.PollLimit)
+			if r.ownFetch() {
+				cn.newOwnFetch(&r.clients.Consumer, totalParts)
+			}
 			cl, err := kgo.NewClient(r.consumerOpts(cn, name, gi, ci)...)
 			if err != nil {
 				return fmt.Errorf("%w: consumer client: %w", ErrSetup, err)
 			}
 			cn.cl = cl
+			if cn.fetcher != nil {
+				cn.bindOwnFetch(cl, r.topics)
+				if r.clients.Consumer.AutoCommit {
+					go cn.autoCommit(cctx, r.clients.Consumer.AutoCommitInterval)
+				}
+			}
 			c.cons = append(c.cons, cn)
 			c.consWG.Add(1)
 			go func() { defer c.consWG.Done(); cn.loop(cctx) }()
@@ -108,10 +117,28 @@ func (r *runner) consumerOpts(cn *consumer, name string, gi, ci int) []kgo.Opt {
 		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cn.assign(countParts(m, own)) }),
 		kgo.OnPartitionsRevoked(func(ctx context.Context, cl *kgo.Client, m map[string][]int32) {
 			cn.unassign(countParts(m, own))
-			r.commitOnRevoke(ctx, cl)
+			if cn.fetcher == nil {
+				r.commitOnRevoke(ctx, cl)
+				return
+			}
+			pos := cn.ownRevoked(m)
+			if r.commitsOnRevoke() && len(pos) > 0 {
+				cl.CommitOffsetsSync(ctx, pos, nil)
+			}
 		}),
-		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { cn.unassign(countParts(m, own)) }),
-		kgo.AdjustFetchOffsetsFn(cn.resume))
+		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
+			cn.unassign(countParts(m, own))
+			if cn.fetcher != nil {
+				cn.ownRevoked(m)
+			}
+		}),
+		kgo.AdjustFetchOffsetsFn(func(ctx context.Context, fetched map[string]map[int32]kgo.Offset) (map[string]map[int32]kgo.Offset, error) {
+			offs, err := cn.resume(ctx, fetched)
+			if cn.fetcher != nil {
+				cn.ownAssigned(offs)
+			}
+			return offs, err
+		}))
 	if r.opts.Share != nil {
 		o = append(o, kgo.Balancers(r.share.Balancer))
 	}
@@ -130,10 +157,18 @@ func (r *runner) consumerOpts(cn *consumer, name string, gi, ci int) []kgo.Opt {
 // commit shows as redelivered messages. A member that loses its session cannot commit; it
 // resumes from its own positions instead (consumer.resume).
 func (r *runner) commitOnRevoke(ctx context.Context, cl *kgo.Client) {
-	if r.opts.Share != nil || r.clients.Consumer.AutoCommit {
+	if r.commitsOnRevoke() {
 		_ = cl.CommitUncommittedOffsets(ctx)
 	}
 }
+
+// commitsOnRevoke reports whether a member commits what it has read before its partitions are
+// revoked (commitOnRevoke; with plimsoll's own fetch path, the fetcher's positions).
+func (r *runner) commitsOnRevoke() bool { return r.opts.Share != nil || r.clients.Consumer.AutoCommit }
+
+// ownFetch reports whether the run's consumers read through plimsoll's own fetch path
+// (Options.ConsumerFetch).
+func (r *runner) ownFetch() bool { return consumerFetch(r.opts.ConsumerFetch) == FetchPlimsoll }
 
 // newProducers creates the share's producers: each runs at the whole rate's share of one
 // producer, offset by 1/rate from the previous one, so that together the whole workload's

@@ -95,7 +95,7 @@ func (r *runner) endWarmup(x *execution, st *execState, now int64) {
 	if x.backlog {
 		st.phase, st.backlogStart = PhaseBacklog, now
 		for _, cn := range x.c.cons {
-			cn.cl.PauseFetchTopics(r.topics...)
+			cn.pauseFetch(true, r.topics)
 		}
 	}
 }
@@ -111,7 +111,7 @@ func (r *runner) buildBacklog(x *execution, st *execState, now int64) error {
 		x.run.measureStart.Store(now)
 		x.run.measureEnd.Store(now + int64(spec.Duration))
 		for _, cn := range x.c.cons {
-			cn.cl.ResumeFetchTopics(r.topics...)
+			cn.pauseFetch(false, r.topics)
 		}
 		st.phase = PhaseMeasure
 		return nil

@@ -109,12 +109,15 @@ type Config struct {
 	Groups            []string                  `json:"groups,omitempty"`
 	ProducerClients   int                       `json:"producer_clients"`
 	ConsumerClients   int                       `json:"consumer_clients"`
-	Payload           PayloadInfo               `json:"payload"`
-	KeyBytes          int                       `json:"key_bytes"`
-	GoVersion         string                    `json:"go_version"`
-	FranzGoVersion    string                    `json:"franz_go_version"`
-	GOMAXPROCS        int                       `json:"gomaxprocs"`
-	NumCPU            int                       `json:"num_cpu"`
+	// ConsumerFetch is the consumers' fetch path when it is plimsoll's own (FetchPlimsoll);
+	// empty: franz-go's.
+	ConsumerFetch  string      `json:"consumer_fetch,omitempty"`
+	Payload        PayloadInfo `json:"payload"`
+	KeyBytes       int         `json:"key_bytes"`
+	GoVersion      string      `json:"go_version"`
+	FranzGoVersion string      `json:"franz_go_version"`
+	GOMAXPROCS     int         `json:"gomaxprocs"`
+	NumCPU         int         `json:"num_cpu"`
 }
 
 // Window gives the phases' lengths as they happened.

@@ -88,6 +88,11 @@ type Options struct {
 	// into topics another process created and deletes. RunID (or TopicPrefix) must name that
 	// run's topics.
 	Share *Share
+	// ConsumerFetch is the consumers' fetch path: FetchFranzGo (franz-go fetches, the consumer
+	// polls) or FetchPlimsoll (plimsoll's own Fetch requests parsed in place, package fetch;
+	// franz-go keeps metadata, the group and commits). Empty:
+	// $PLIMSOLL_CONSUMER_FETCH, else FetchPlimsoll.
+	ConsumerFetch string
 	// Feed, when set, hands the run's reports out as a worker publishes them (Feed): each
 	// second's counters and encoded interval histograms, and the final report after the drain.
 	Feed Feed

@@ -61,20 +61,32 @@ func smallSpec() workload.Spec {
 	return s
 }
 
-func TestRunAgainstKfake(t *testing.T) {
+// forEachFetch runs test on each consumer fetch path: franz-go's and plimsoll's own.
+func forEachFetch(t *testing.T, test func(t *testing.T, fetch string)) {
+	for _, f := range []string{FetchFranzGo, FetchPlimsoll} {
+		t.Run(f, func(t *testing.T) { test(t, f) })
+	}
+}
+
+func TestRunAgainstKfake(t *testing.T) { forEachFetch(t, testRunAgainstKfake) }
+
+func testRunAgainstKfake(t *testing.T, fetch string) {
 	tgt, adm := fakeCluster(t, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var seconds, lives int
 	var last Live
 	var lastPub int64
-	res, err := Run(ctx, smallSpec(), tgt, Options{RunID: "kfaketest", DrainTimeout: 10 * time.Second,
+	res, err := Run(ctx, smallSpec(), tgt, Options{RunID: "kfaketest", DrainTimeout: 10 * time.Second, ConsumerFetch: fetch,
 		Progress: func(Second) { seconds++ },
 		Live:     func(l *Live) { lives, last, lastPub = lives+1, *l, l.Publish.Count() }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := res.Counts
+	if want := map[string]string{FetchFranzGo: "", FetchPlimsoll: FetchPlimsoll}[fetch]; res.Config.ConsumerFetch != want {
+		t.Errorf("result's consumer fetch path %q, want %q", res.Config.ConsumerFetch, want)
+	}
 	t.Logf("counts %+v excluded %+v", c, res.ExcludedCounts)
 	t.Logf("produced %.0f/s consumed %.0f/s publish %+v e2e %+v sched %+v", res.ProducedMsgsPerSec, res.ConsumedMsgsPerSec,
 		res.Latency.Publish, res.Latency.EndToEnd, res.Latency.ScheduleDelay)
@@ -228,7 +240,9 @@ func makeRecords(n, producers, size int) []*kgo.Record {
 	return recs
 }
 
-func TestRunBacklog(t *testing.T) {
+func TestRunBacklog(t *testing.T) { forEachFetch(t, testRunBacklog) }
+
+func testRunBacklog(t *testing.T, fetch string) {
 	tgt, _ := fakeCluster(t, 1)
 	s := smallSpec()
 	s.ConsumerGroups, s.ConsumersPerGroup = 1, 1
@@ -237,7 +251,7 @@ func TestRunBacklog(t *testing.T) {
 	s.BacklogDrainRatio = 1
 	s.Warmup = 200 * time.Millisecond
 	s.Duration = time.Second
-	res, err := Run(context.Background(), s, tgt, Options{RunID: "backlog"})
+	res, err := Run(context.Background(), s, tgt, Options{RunID: "backlog", ConsumerFetch: fetch})
 	if err != nil {
 		t.Fatal(err)
 	}

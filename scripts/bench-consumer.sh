@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make bench-consumer: plimsoll's consumer path side by side with franz-go's default PollFetches
+# make bench-consumer: plimsoll's consumer paths (franz-go's polls with pools; plimsoll's own fetch
+# path, package loadgen/fetch) side by side with franz-go's default PollFetches
 # loop and with Kafka's own ConsumerPerformance (from the cluster's own jars), in one run, on a
 # local one-broker cluster started for it and brought down at the end. The measuring is
 # BenchmarkConsumer in loadgen (PLIMSOLL_BENCH_CLUSTER_DIR): bytes allocated and CPU per record
@@ -28,7 +29,7 @@ echo "bench-consumer: $RECORDS records of 100 bytes, 3 partitions, compression $
 PLIMSOLL_BENCH_CLUSTER_DIR="$DIR/cluster" PLIMSOLL_BENCH_RECORDS="$RECORDS" PLIMSOLL_BENCH_COMPRESSION="$COMPRESSION" \
   "$GO" test -count=1 -run '^$' -bench '^BenchmarkConsumer$' -benchtime "${PASSES}x" -timeout 30m ./loadgen >"$DIR/bench.txt" 2>&1 ||
   { cat "$DIR/bench.txt" >&2; exit 1; }
-# The last report's lines (franz-go, plimsoll, franz-go-pooled, java), then the ratios off the metrics line.
-awk '/consumer_bench_test.go/ {sub(/^.*consumer_bench_test.go:[0-9]+: /, "  "); line[++n]=$0} END {for (i = n-3; i <= n; i++) if (i > 0) print line[i]}' "$DIR/bench.txt"
+# The last report's lines (franz-go, plimsoll, plimsoll-fetch, franz-go-pooled, java), then the ratios off the metrics line.
+awk '/consumer_bench_test.go/ {sub(/^.*consumer_bench_test.go:[0-9]+: /, "  "); line[++n]=$0} END {for (i = n-4; i <= n; i++) if (i > 0) print line[i]}' "$DIR/bench.txt"
 awk '/^BenchmarkConsumer/ {for (i = 3; i <= NF; i++) if ($i ~ /\/(franz-go|java)-/) printf "  ratio %-22s %s\n", $i, $(i-1)}' "$DIR/bench.txt"
 echo "bench-consumer: load average at the end $(cut -d' ' -f1 /proc/loadavg); the targets (issue 15): bytes <= 0.2 B/record, CPU <= 0.5x franz-go and <= 0.25x ConsumerPerformance"

@@ -5,8 +5,8 @@
 //
 // It is the foundation of plimsoll's own fetch path (issue 15: a load client that is never the
 // bottleneck): fetch responses read into reused buffers and parsed here, instead of franz-go's
-// decoding, which allocates a response buffer per fetch and a record per record. Nothing in the
-// load generator uses it yet; the consumer still reads through franz-go (loadgen/recpool.go).
+// decoding, which allocates a response buffer per fetch and a record per record. Package
+// loadgen/fetch, the consumers' fetch path, parses every partition of its responses with it.
 //
 // A Parser walks the batches of one partition (Reset, NextBatch, NextRecord). It checks each
 // batch's CRC-32C, refuses v0/v1 message sets with a clear error, and reports bytes that end
