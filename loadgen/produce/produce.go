@@ -62,6 +62,9 @@ type Config struct {
 	// produced, and the batch's outcome (nil: acknowledged). It is called from the producer's
 	// sender goroutine, one call at a time; tags is valid only during the call.
 	Done func(tags []Tag, err error)
+	// BatchAcked, if set, is called before Done for every acknowledged batch with the size of
+	// its records (the batch less its 61-byte header): for a meter of full batches.
+	BatchAcked func(recordBytes int)
 	// Now is the clock, nanoseconds on any monotonic scale (default: time since New).
 	Now func() int64
 }
@@ -192,25 +195,36 @@ func (p *Producer) Partitions(topic int) int {
 // Client returns the producer's franz-go client (for metadata or admin requests).
 func (p *Producer) Client() *kgo.Client { return p.cl }
 
+// Info is what Produce reports besides an error.
+type Info struct {
+	// Waited is how long Produce waited for a batch while the buffer was full (0: it did not).
+	Waited time.Duration
+	// Sealed says the call closed a full batch of the record's partition: a sticky
+	// partitioner moves on (kgo.TopicPartitionerOnNewBatch).
+	Sealed bool
+}
+
 // Produce adds a record to its partition's open batch, copying key and value. It waits while
-// the buffer is full (BufferBatches in use), returning waited true if it did; err is ctx's
-// error if it ended meanwhile, or ErrClosed.
-func (p *Producer) Produce(ctx context.Context, r *Record) (waited bool, err error) {
+// the buffer is full (BufferBatches in use); err is ctx's error if it ended meanwhile, or
+// ErrClosed. A record Produce returns an error for is not reported to Done.
+func (p *Producer) Produce(ctx context.Context, r *Record) (info Info, err error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		return false, ErrClosed
+		return info, ErrClosed
 	}
 	pt := p.parts[p.topicBase[r.Topic]+int(r.Partition)]
 	b := pt.open
 	if b != nil && b.w.Len()+p.recordSize(b, r) > p.cfg.BatchBytes {
 		p.seal(pt)
-		b = nil
+		b, info.Sealed = nil, true
 	}
+	var t0 int64
+	waiting := false
 	for b == nil {
 		if p.closed {
 			p.mu.Unlock()
-			return waited, ErrClosed
+			return info, ErrClosed
 		}
 		if b = p.takeBatch(); b != nil {
 			b.created, b.ts0 = p.cfg.Now(), r.Timestamp
@@ -218,23 +232,30 @@ func (p *Producer) Produce(ctx context.Context, r *Record) (waited bool, err err
 			p.poke() // the sender times the batch's linger
 			break
 		}
-		waited = true
+		if !waiting {
+			t0, waiting = p.cfg.Now(), true
+		}
 		p.mu.Unlock()
 		select {
 		case <-p.freed:
 		case <-ctx.Done():
-			return waited, ctx.Err()
+			info.Waited = time.Duration(p.cfg.Now() - t0)
+			return info, ctx.Err()
 		}
 		p.mu.Lock()
 		b = pt.open // another goroutine may have opened one meanwhile
+	}
+	if waiting {
+		info.Waited = time.Duration(max(p.cfg.Now()-t0, 1))
 	}
 	b.w.Append(r.Timestamp, r.Key, r.Value, nil)
 	b.tags = append(b.tags, r.Tag)
 	if b.w.Len() >= p.cfg.BatchBytes {
 		p.seal(pt)
+		info.Sealed = true
 	}
 	p.mu.Unlock()
-	return waited, nil
+	return info, nil
 }
 
 // recordSize is what r would add to b.

@@ -427,6 +427,9 @@ func (s *sender) applyPID(r pidResult) {
 	}
 }
 
+// batchHeader is a v2 batch's bytes before its records.
+const batchHeader = 61
+
 // report hands finished batches to Done and returns them to the pool. Called without the
 // mutex.
 func (s *sender) report(fin []outcome) {
@@ -434,6 +437,9 @@ func (s *sender) report(fin []outcome) {
 		return
 	}
 	for _, o := range fin {
+		if o.err == nil && s.p.cfg.BatchAcked != nil {
+			s.p.cfg.BatchAcked(o.b.w.Len() - batchHeader)
+		}
 		s.p.cfg.Done(o.b.tags, o.err)
 	}
 	s.p.mu.Lock()
