@@ -9,6 +9,7 @@ import (
 
 	"github.com/plimsoll/plimsoll/kafkaprops"
 	"github.com/plimsoll/plimsoll/loadgen/produce"
+	"github.com/plimsoll/plimsoll/loadgen/recbatch"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -56,8 +57,18 @@ func leanConfig(pc *kafkaprops.Producer, opts []kgo.Opt, topics []string, now fu
 	default:
 		return c, fmt.Errorf("%w: the lean producer does not support acks=%s", ErrSetup, pc.Acks)
 	}
-	if pc.Compression != "" && pc.Compression != "none" {
-		return c, fmt.Errorf("%w: the lean producer does not compress yet (compression.type=%s)", ErrSetup, pc.Compression)
+	switch pc.Compression {
+	case "", "none":
+	case "gzip":
+		c.Codec = recbatch.Gzip
+	case "snappy":
+		c.Codec = recbatch.Snappy
+	case "lz4":
+		c.Codec = recbatch.LZ4
+	case "zstd":
+		c.Codec = recbatch.Zstd
+	default:
+		return c, fmt.Errorf("%w: the lean producer does not know compression.type=%s", ErrSetup, pc.Compression)
 	}
 	c.MaxInFlight = min(max(c.MaxInFlight, 1), 5)
 	if pc.Idempotent {

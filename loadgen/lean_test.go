@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +21,8 @@ func TestRunLeanAgainstKfake(t *testing.T) {
 	}{
 		{"idempotent, keyed", "all", "true", ""},
 		{"acks=1, no keys", "1", "false", "none"},
+		{"idempotent, zstd", "all", "true", ""},
+		{"acks=1, lz4", "1", "false", "none"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tgt, _ := fakeCluster(t, 3)
@@ -28,6 +31,9 @@ func TestRunLeanAgainstKfake(t *testing.T) {
 			spec := smallSpec()
 			spec.ProducerProps.Set("acks", c.acks)
 			spec.ProducerProps.Set("enable.idempotence", c.idem)
+			if _, codec, ok := strings.Cut(c.name, ", "); ok && (codec == "zstd" || codec == "lz4") {
+				spec.ProducerProps.Set("compression.type", codec)
+			}
 			if c.keys != "" {
 				k, err := workload.ParseKeyMode(c.keys)
 				if err != nil {

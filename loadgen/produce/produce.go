@@ -37,6 +37,9 @@ type Config struct {
 	Acks int16
 	// Idempotent asks for a producer id and sequences; it requires Acks -1.
 	Idempotent bool
+	// Codec compresses each batch's records (recbatch.None by default); batch.size counts
+	// them uncompressed.
+	Codec recbatch.Codec
 	// MaxInFlight is the most requests in flight per broker, 1 to 5 (default 5).
 	MaxInFlight int
 	// BatchBytes is batch.size: a batch is closed before a record would take it past this
@@ -286,6 +289,7 @@ func (p *Producer) takeBatch() *batch {
 	}
 	p.batches++
 	b := &batch{}
+	b.w.Codec = p.cfg.Codec
 	b.reset()
 	return b
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plimsoll/plimsoll/loadgen/recbatch"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -126,6 +127,7 @@ func TestProduceOnKfake(t *testing.T) {
 		idempotent bool
 		fault      fault
 		wantFailed bool // some records fail (a non-retriable error)
+		codec      recbatch.Codec
 	}{
 		{name: "idempotent", acks: -1, idempotent: true},
 		{name: "acks=1", acks: 1},
@@ -141,6 +143,12 @@ func TestProduceOnKfake(t *testing.T) {
 			fault: fault{every: 10, times: 3, code: kerr.MessageTooLarge.Code}, wantFailed: true},
 		{name: "acks=1, NOT_LEADER_OR_FOLLOWER on every 5th request", acks: 1,
 			fault: fault{every: 5, code: kerr.NotLeaderForPartition.Code}},
+		{name: "idempotent, zstd, connection closed at every 11th request", acks: -1, idempotent: true,
+			fault: fault{every: 11}, codec: recbatch.Zstd},
+		{name: "idempotent, lz4, NOT_LEADER_OR_FOLLOWER on every 7th request", acks: -1, idempotent: true,
+			fault: fault{every: 7, code: kerr.NotLeaderForPartition.Code}, codec: recbatch.LZ4},
+		{name: "acks=1, gzip", acks: 1, codec: recbatch.Gzip},
+		{name: "acks=1, snappy", acks: 1, codec: recbatch.Snappy},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -153,7 +161,7 @@ func TestProduceOnKfake(t *testing.T) {
 			o := newOutcomes()
 			p, err := New(context.Background(), Config{
 				Opts: []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}, Topics: []string{"t"},
-				Acks: tc.acks, Idempotent: tc.idempotent, BatchBytes: 2048, Linger: time.Millisecond,
+				Acks: tc.acks, Idempotent: tc.idempotent, Codec: tc.codec, BatchBytes: 2048, Linger: time.Millisecond,
 				RetryBackoff: 5 * time.Millisecond, Done: o.done,
 			})
 			if err != nil {

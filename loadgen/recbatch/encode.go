@@ -9,14 +9,20 @@ import (
 // AppendValue) once per record, then Finish with the producer fields. The buffer grows only,
 // so once it has held a batch of the largest size in use, writing a batch allocates nothing.
 //
-// The records are uncompressed (attributes codec none), with CreateTime timestamps, as a
-// producer writes them. The batch's base offset is 0 and its partition leader epoch -1: the
-// broker assigns both. A Writer is not safe for concurrent use.
+// The records have CreateTime timestamps, as a producer writes them, and are compressed by
+// Finish with Codec (none by default) into a second buffer the Writer keeps. The batch's base
+// offset is 0 and its partition leader epoch -1: the broker assigns both. A Writer is not safe
+// for concurrent use.
 type Writer struct {
+	// Codec compresses the batch's records at Finish (None: not compressed).
+	Codec Codec
+
 	buf    []byte // the batch: header (filled by Finish), then the records
 	n      int32
 	baseTs int64
 	maxTs  int64
+	out    []byte    // the compressed batch
+	enc    *encoders // made on the first compressed batch
 }
 
 // Producer is what an idempotent or transactional producer stamps on a batch: its producer id
@@ -136,10 +142,11 @@ func (w *Writer) grow(n int) {
 	w.buf = nb
 }
 
-// Finish writes the batch's header (its producer fields from p) and CRC-32C and returns the
-// whole batch, which aliases the Writer's buffer: valid until the next Reset, Append or
-// AppendValue. A batch with no records is still a well-formed batch, which Kafka refuses; a
-// producer does not send one.
+// Finish writes the batch's header (its producer fields from p) and CRC-32C, compressing the
+// records with Codec, and returns the whole batch, which aliases the Writer's buffers: valid
+// until the next Reset, Append, AppendValue or Finish. A batch with no records is still a
+// well-formed batch, which Kafka refuses; a producer does not send one. Should a codec fail
+// (none of them does on bytes in memory), the batch is written uncompressed.
 func (w *Writer) Finish(p Producer) []byte {
 	if len(w.buf) < headerSize {
 		w.Reset()
@@ -159,6 +166,17 @@ func (w *Writer) Finish(p Producer) []byte {
 	be.PutUint64(b[27:], uint64(w.baseTs))
 	be.PutUint64(b[35:], uint64(w.maxTs))
 	be.PutUint32(b[57:], uint32(w.n))
+	if w.Codec != None {
+		if w.enc == nil {
+			w.enc = &encoders{}
+		}
+		out, err := w.enc.compress(w.Codec, append(w.out[:0], b[:headerSize]...), b[headerSize:])
+		if err == nil {
+			w.out, b = out, out
+			be.PutUint32(b[8:], uint32(len(b)-logOverhead))
+			be.PutUint16(b[attributesAt:], uint16(attrs)|uint16(w.Codec)&codecMask)
+		}
+	}
 	Restamp(b, p)
 	return b
 }

@@ -171,6 +171,12 @@ func joinHeaders(hs []string) string {
 // checkParsed reads b with the Parser and compares every field with what was written.
 func checkParsed(t *testing.T, b []byte, p Producer, rs []wrec) {
 	t.Helper()
+	checkParsedCodec(t, b, None, p, rs)
+}
+
+// checkParsedCodec is checkParsed for a batch compressed with c.
+func checkParsedCodec(t *testing.T, b []byte, c Codec, p Producer, rs []wrec) {
+	t.Helper()
 	var ps Parser
 	ps.Reset(b)
 	if !ps.NextBatch() {
@@ -180,7 +186,7 @@ func checkParsed(t *testing.T, b []byte, p Producer, rs []wrec) {
 	if h.ProducerID != p.ID || h.ProducerEpoch != p.Epoch || h.BaseSequence != p.BaseSequence || h.Transactional() != p.Transactional {
 		t.Errorf("Parser: producer %d epoch %d sequence %d transactional %v, want %+v", h.ProducerID, h.ProducerEpoch, h.BaseSequence, h.Transactional(), p)
 	}
-	if h.BaseOffset != 0 || h.PartitionLeaderEpoch != -1 || h.Codec() != None || h.LogAppendTime() || h.Control() ||
+	if h.BaseOffset != 0 || h.PartitionLeaderEpoch != -1 || h.Codec() != c || h.LogAppendTime() || h.Control() ||
 		h.NumRecords != int32(len(rs)) || h.LastOffsetDelta != int32(len(rs)-1) || h.Size() != len(b) {
 		t.Errorf("Parser: header %+v for %d records in %d bytes", *h, len(rs), len(b))
 	}
@@ -240,6 +246,26 @@ func checkKmsg(t *testing.T, b []byte, p Producer, rs []wrec) {
 	}
 	if len(recs) != 0 {
 		t.Errorf("kmsg: %d bytes after the last record", len(recs))
+	}
+}
+
+// TestWriterCompressed: with each codec, the Parser and kgo.ProcessFetchPartition read back
+// every case's records, and a Restamp keeps the codec.
+func TestWriterCompressed(t *testing.T) {
+	for _, codec := range allCodecs[1:] {
+		w := Writer{Codec: codec}
+		for _, c := range writerCases() {
+			t.Run(codec.String()+"/"+c.name, func(t *testing.T) {
+				b := write(&w, c.p, c.rs)
+				checkParsedCodec(t, b, codec, c.p, c.rs)
+				if got, err := viaFranz(b, nil, false); err != nil || !slices.Equal(got, flatWritten(c.rs)) {
+					t.Errorf("kgo.ProcessFetchPartition: err %v, %d records, want %d the same as written", err, len(got), len(c.rs))
+				}
+				np := Producer{ID: 12, Epoch: 2, BaseSequence: 77}
+				Restamp(b, np)
+				checkParsedCodec(t, b, codec, np, c.rs)
+			})
+		}
 	}
 }
 
@@ -306,13 +332,16 @@ func benchBatch(w *Writer, n int, seq int32) []byte {
 }
 
 // TestWriterAllocatesNothing fails if writing a batch allocates once the Writer has written
-// one of the same size: by AppendValue, by Append with headers, and Finish.
+// one of the same size: by AppendValue with every codec, by Append with headers, and Finish.
 func TestWriterAllocatesNothing(t *testing.T) {
-	var w Writer
-	benchBatch(&w, 150, 0)
-	if a := testing.AllocsPerRun(50, func() { benchBatch(&w, 150, 0) }); a != 0 {
-		t.Errorf("AppendValue: %.1f allocations per batch of 150 records, want 0", a)
+	for _, c := range allCodecs {
+		w := Writer{Codec: c}
+		benchBatch(&w, 150, 0)
+		if a := testing.AllocsPerRun(50, func() { benchBatch(&w, 150, 0) }); a != 0 {
+			t.Errorf("AppendValue, %s: %.1f allocations per batch of 150 records, want 0", c, a)
+		}
 	}
+	var w Writer
 	hs := []RecordHeader{{[]byte("trace"), []byte("0123456789abcdef")}}
 	val := bytes.Repeat([]byte("x"), 100)
 	fill := func() {
@@ -329,17 +358,22 @@ func TestWriterAllocatesNothing(t *testing.T) {
 }
 
 // BenchmarkWrite writes batches of 150 100-byte records (a 16 KiB batch, batch.size's
-// default) in place, CRC included; ns/record is per record and B/op should be 0.
+// default) in place, compressed with each codec, CRC included; ns/record is per record and
+// B/op should be 0.
 func BenchmarkWrite(b *testing.B) {
 	const n = 150
-	var w Writer
-	benchBatch(&w, n, 0)
-	b.ReportAllocs()
-	b.SetBytes(int64(len(benchBatch(&w, n, 0))))
-	for b.Loop() {
-		benchBatch(&w, n, 0)
+	for _, c := range allCodecs {
+		b.Run(c.String(), func(b *testing.B) {
+			w := Writer{Codec: c}
+			benchBatch(&w, n, 0)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(benchBatch(&w, n, 0))))
+			for b.Loop() {
+				benchBatch(&w, n, 0)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/record")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/record")
 }
 
 // recordsFrom turns fuzz bytes into records: per record a flags byte (bit 0 a null key, bit 1
@@ -381,26 +415,30 @@ func recordsFrom(data []byte) []wrec {
 	return rs
 }
 
-// FuzzWrite: for any records and producer fields, the Writer's batch is the tests' own
-// encoder's byte for byte, and the Parser, kmsg and kgo.ProcessFetchPartition read back what
-// was written.
+// FuzzWrite: for any records, producer fields and codec, the Parser and
+// kgo.ProcessFetchPartition read back what was written; uncompressed, the batch is also the
+// tests' own encoder's byte for byte and kmsg reads the same records.
 func FuzzWrite(f *testing.F) {
-	f.Add([]byte("\x00\x01\x03\x05keyvalue...."), int64(-1), int16(-1), int32(-1), false)
-	f.Add([]byte("\x3b\xff\x1f\xff"+string(bytes.Repeat([]byte("z"), 900))), int64(5), int16(2), int32(17), true)
-	f.Add([]byte("\x04\x80\x00\x40\x21\x7f\x02\x00ab\x1a\x00\x01\x01kvhhhhhh"), int64(math.MaxInt64), int16(0), int32(math.MaxInt32-3), false)
-	f.Fuzz(func(t *testing.T, data []byte, pid int64, epoch int16, seq int32, txn bool) {
+	f.Add([]byte("\x00\x01\x03\x05keyvalue...."), int64(-1), int16(-1), int32(-1), false, uint8(0))
+	f.Add([]byte("\x3b\xff\x1f\xff"+string(bytes.Repeat([]byte("z"), 900))), int64(5), int16(2), int32(17), true, uint8(4))
+	f.Add([]byte("\x04\x80\x00\x40\x21\x7f\x02\x00ab\x1a\x00\x01\x01kvhhhhhh"), int64(math.MaxInt64), int16(0), int32(math.MaxInt32-3), false, uint8(3))
+	f.Add([]byte("\x00\x01\x03\xffkey"+string(bytes.Repeat([]byte("ab"), 500))), int64(1), int16(0), int32(0), false, uint8(1))
+	f.Add([]byte("\x08\x02\x03\x10key0123456789abcdefghij"), int64(1), int16(0), int32(0), false, uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, pid int64, epoch int16, seq int32, txn bool, codec uint8) {
 		rs := recordsFrom(data)
 		if len(rs) == 0 {
 			return
 		}
 		p := Producer{ID: pid, Epoch: epoch, BaseSequence: seq, Transactional: txn}
-		var w Writer
+		w := Writer{Codec: allCodecs[int(codec)%len(allCodecs)]}
 		b := write(&w, p, rs)
-		if want := asTest(p, rs).encode(t); !bytes.Equal(b, want) {
-			t.Fatalf("the Writer's batch differs from the test encoder's at byte %d", firstDiff(b, want))
+		if w.Codec == None {
+			if want := asTest(p, rs).encode(t); !bytes.Equal(b, want) {
+				t.Fatalf("the Writer's batch differs from the test encoder's at byte %d", firstDiff(b, want))
+			}
+			checkKmsg(t, b, p, rs)
 		}
-		checkParsed(t, b, p, rs)
-		checkKmsg(t, b, p, rs)
+		checkParsedCodec(t, b, w.Codec, p, rs)
 		if got, err := viaFranz(b, nil, false); err != nil || !slices.Equal(got, flatWritten(rs)) {
 			t.Fatalf("kgo.ProcessFetchPartition: err %v, %d records, want %d the same as written", err, len(got), len(rs))
 		}
