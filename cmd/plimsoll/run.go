@@ -76,7 +76,7 @@ func (rf *runFlags) register(cmd *cobra.Command) {
 	f.StringVar(&rf.out, "out", "", "directory for result.json, timeline.csv, histograms.hlog and probe.json")
 	f.StringVar(&rf.prefix, "topic-prefix", "", "prefix of the run's topics and groups (default plimsoll-<run id>-); plimsoll never touches other topics")
 	f.BoolVar(&rf.keep, "keep-topics", false, "keep the run's topics afterwards")
-	f.BoolVar(&rf.lean, "lean-producer", false, "experimental: produce through plimsoll's own produce path (its own record batches, up to 5 requests in flight per broker with idempotence; docs/lean-producer.md) instead of franz-go's producer; no compression, no acks=0, not with workers")
+	f.BoolVar(&rf.lean, "lean-producer", false, "experimental: produce through plimsoll's own produce path (its own record batches, up to 5 requests in flight per broker with idempotence; docs/lean-producer.md) instead of franz-go's producer; no acks=0, not with workers")
 	f.DurationVar(&rf.drain, "drain-timeout", loadgen.DefaultDrainTimeout, "how long consumers may take to catch up after the window before unseen messages count")
 	f.DurationVar(&rf.setup, "setup-timeout", loadgen.DefaultSetupTimeout, "how long creating the run's topics, and its consumer groups' assignment, may take before the run gives up (a broker that answers nothing holds them up)")
 	rf.om = addOutputFlags(cmd, "result.json (schema in the README) instead of the summary")

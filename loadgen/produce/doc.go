@@ -1,5 +1,5 @@
 // Package produce is plimsoll's own produce path (issue 15): records written straight into v2
-// record batches (recbatch.Writer) and sent as kmsg.ProduceRequests on franz-go's connections,
+// record batches (recbatch.Writer, compressed with Config.Codec if set) and sent as kmsg.ProduceRequests on franz-go's connections,
 // with up to five requests in flight per broker, idempotent or not.
 //
 // franz-go keeps the client: its connections (TLS, SASL, ApiVersions), its broker list and the
