@@ -58,14 +58,19 @@ func main() {
 	repeat := flag.Int("repeat", 1, "times to repeat both comparisons against the same broker")
 	flag.IntVar(&goMaxProcs, "gomaxprocs", 0, "run plimsoll with GOMAXPROCS=N (0: the Go default, all CPUs); an experiment, not like with like: the Java tool keeps every CPU")
 	bareChildMode := flag.Bool("bare-child", false, "internal: run the bare franz-go loop (see bare.go)")
+	leanChildMode := flag.Bool("lean-child", false, "internal: run the bare loop on loadgen/produce (see bare.go)")
 	bootstrap := flag.String("bootstrap", "", "internal, with -bare-child")
 	topic := flag.String("topic", "", "internal, with -bare-child")
 	noBare := flag.Bool("no-bare", false, "skip the bare franz-go loop reference in (a)")
 	noLean := flag.Bool("no-lean", false, "skip plimsoll run --lean-producer (plimsoll's own produce path, loadgen/produce) in (a) and (b)")
 	flag.IntVar(&recordSize, "record-size", recordSize, "the records' value size in bytes, for both tools (the targets are set at 100)")
 	flag.Parse()
-	if *bareChildMode {
-		if err := bareChild(*bootstrap, *topic, *records, *rate); err != nil {
+	if *bareChildMode || *leanChildMode {
+		child := bareChild
+		if *leanChildMode {
+			child = leanChild
+		}
+		if err := child(*bootstrap, *topic, *records, *rate); err != nil {
 			fmt.Fprintln(os.Stderr, "benchloadgen:", err)
 			os.Exit(1)
 		}
@@ -224,19 +229,26 @@ func round(cp, bin, bootstrap, topic string, records, rate, maxRecords, maxSecon
 	checks := []check{{"kafka-producer-perf-test", javaA}, {"plimsoll run", goA}}
 	var bare measured
 	if withBare {
-		if bare, err = bareRun(bootstrap, topic, records, rate); err != nil {
+		if bare, err = bareRun(bootstrap, topic, records, rate, false); err != nil {
 			return 0, 0, err
 		}
 		fmt.Printf("  bare franz-go loop:       %.2f CPU s for %.0f records (%.0f rec/s); reference only: same client settings, no measuring\n", bare.cpu, bare.records, bare.rate)
 		checks = append(checks, check{"the bare franz-go loop", bare})
 	}
-	var leanA measured
+	var leanA, bareLean measured
 	if withLean {
 		if leanA, err = plimsollRun(bin, bootstrap, rate, secs, "--lean-producer"); err != nil {
 			return 0, 0, err
 		}
 		fmt.Printf("  plimsoll run --lean-producer: %.2f CPU s for %.0f records (%.0f rec/s)\n", leanA.cpu, leanA.records, leanA.rate)
 		checks = append(checks, check{"plimsoll run --lean-producer", leanA})
+		if withBare {
+			if bareLean, err = bareRun(bootstrap, topic, records, rate, true); err != nil {
+				return 0, 0, err
+			}
+			fmt.Printf("  bare loop on the lean path: %.2f CPU s for %.0f records (%.0f rec/s); reference only: the bare loop on loadgen/produce\n", bareLean.cpu, bareLean.records, bareLean.rate)
+			checks = append(checks, check{"the bare loop on the lean path", bareLean})
+		}
 	}
 	for _, m := range checks {
 		if m.m.rate < 0.97*float64(rate) {
@@ -283,6 +295,8 @@ func round(cp, bin, bootstrap, topic string, records, rate, maxRecords, maxSecon
 		if withBare {
 			lb := (leanA.cpu / leanA.records) / (bare.cpu / bare.records)
 			fmt.Printf("  CPU per record, lean / bare franz-go loop: %.2f (target < 1: %s)\n", lb, verdict(lb < 1))
+			fmt.Printf("  the bare loops alone (no measuring), lean path / franz-go: %.2f; lean path %.3f of Java's\n",
+				(bareLean.cpu/bareLean.records)/(bare.cpu/bare.records), perJava(bareLean))
 		}
 		fmt.Printf("  max rate, lean / Java: %.2f (target >= 3: %s); lean %.0f rec/s, plimsoll on franz-go %.0f\n",
 			leanRate, verdict(leanRate >= 3), leanB.rate, goB.rate)
