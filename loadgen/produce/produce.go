@@ -153,7 +153,13 @@ func New(ctx context.Context, cfg Config) (*Producer, error) {
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
 	}
-	opts := append(append([]kgo.Opt{}, cfg.Opts...), kgo.WithHooks(writeHook{p}))
+	// franz-go writes every kmsg.ProduceRequest with its client's acks, whatever the request
+	// says: the client's must be ours.
+	acks := []kgo.Opt{kgo.RequiredAcks(kgo.AllISRAcks())}
+	if cfg.Acks == 1 {
+		acks = []kgo.Opt{kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite()}
+	}
+	opts := append(append(append([]kgo.Opt{}, cfg.Opts...), acks...), kgo.WithHooks(writeHook{p}))
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return nil, err

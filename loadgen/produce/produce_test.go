@@ -158,6 +158,14 @@ func TestProduceOnKfake(t *testing.T) {
 			}
 			defer c.Close()
 			requests := tc.fault.control(c)
+			var wrongAcks atomic.Int64
+			c.ControlKey(int16(kmsg.Produce), func(kr kmsg.Request) (kmsg.Response, error, bool) {
+				c.KeepControl()
+				if kr.(*kmsg.ProduceRequest).Acks != tc.acks {
+					wrongAcks.Add(1)
+				}
+				return nil, nil, false
+			})
 			o := newOutcomes()
 			p, err := New(context.Background(), Config{
 				Opts: []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}, Topics: []string{"t"},
@@ -178,6 +186,9 @@ func TestProduceOnKfake(t *testing.T) {
 			p.Close()
 			t.Logf("%d produce requests seen by the cluster; stats %+v; %d acked, %d failed", requests.Load(), st, len(o.acked), len(o.failed))
 			checkOutcomes(t, c, o, n, tc.wantFailed, tc.idempotent)
+			if w := wrongAcks.Load(); w > 0 {
+				t.Errorf("%d produce requests reached the cluster with other acks than %d", w, tc.acks)
+			}
 		})
 	}
 }
