@@ -188,7 +188,47 @@ func (r *runner) newProducers(run *runState, c *clients, t0 int64) error {
 		p := newProducer(i, run, cl, r.topics, pc, r.payloads, r.keys, r.clients.Producer.MaxBufferedRecords)
 		p.win = win
 		c.prods = append(c.prods, p)
+		if r.opts.LeanProducer {
+			if err := r.leanProducer(p, i); err != nil {
+				return err
+			}
+		}
 	}
+	return nil
+}
+
+// leanProducer puts producer i on plimsoll's own produce path, on a client of its own with the
+// run's connection options (its franz-go producer client stays idle), metered by a window
+// meter of its own. Its pool holds one chunk: the records only stage each message.
+func (r *runner) leanProducer(p *producer, i int) error {
+	o := append([]kgo.Opt{}, r.base...)
+	if r.clients.Producer.ClientID == "" {
+		o = append(o, kgo.ClientID(fmt.Sprintf("plimsoll-%s-p%d", r.opts.RunID, i)))
+	}
+	cfg, err := leanConfig(&r.clients.Producer, o, r.topics, r.opts.Clock.Now)
+	if err != nil {
+		return err
+	}
+	// The window meter watches this client's requests: up to MaxInFlight per broker.
+	win := newWindowMeter(cfg.MaxInFlight, int32(cfg.BatchBytes), int32(r.payloads.size+r.keys.maxLen()+recordOverhead), r.opts.Clock.Now)
+	cfg.Opts = append(cfg.Opts, kgo.WithHooks(win))
+	cfg.BatchAcked = func(n int) {
+		win.batches.Add(1)
+		if int64(n)+int64(win.record) > int64(win.batchMax) {
+			win.full.Add(1)
+		}
+	}
+	part := r.clients.Producer.KgoPartitioner()
+	if r.opts.Share != nil {
+		part = ownPartitions(part, r.share.Partitions)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.opts.SetupTimeout)
+	defer cancel()
+	s, err := newLeanSink(ctx, p, cfg, part)
+	if err != nil {
+		return err
+	}
+	p.lean, p.maxLive, p.win = s, chunkMax, win
 	return nil
 }
 

@@ -38,6 +38,7 @@ type producer struct {
 	payOff   uint64                   // where in the payload pool this producer starts
 	promise  func(*kgo.Record, error) // p.onDone, bound once
 	local    []*kgo.Record            // records taken from the pool, owned by the loop
+	lean     *leanSink                // plimsoll's own produce path instead of cl (Options.LeanProducer)
 
 	// Everything the promise touches, and the pool.
 	mu      sync.Mutex
@@ -134,6 +135,12 @@ func (p *producer) loop(ctx context.Context) {
 // send produces messages next .. next+n-1 from p.local.
 func (p *producer) send(ctx context.Context, next uint64, n int, now int64, paced bool) {
 	p.fill(next, n, now, paced)
+	if p.lean != nil {
+		p.lean.send(ctx, p, next, n)
+		p.pacer.Advance(next + uint64(n))
+		p.sentAll.Add(int64(n))
+		return
+	}
 	for range n {
 		r := p.local[len(p.local)-1]
 		p.local = p.local[:len(p.local)-1]
@@ -178,7 +185,7 @@ func (p *producer) fill(next uint64, n int, now int64, paced bool) {
 func (p *producer) take(ctx context.Context, n int) (ok, waited bool) {
 	for {
 		p.mu.Lock()
-		k := min(len(p.free), n-len(p.local))
+		k := max(min(len(p.free), n-len(p.local)), 0) // the lean path keeps its records in local
 		p.local = append(p.local, p.free[len(p.free)-k:]...)
 		p.free = p.free[:len(p.free)-k]
 		for len(p.local) < n && p.live < p.maxLive {
@@ -247,6 +254,9 @@ func (p *producer) onDone(r *kgo.Record, err error) {
 
 // inFlight is the number of records handed to the client and not yet finished.
 func (p *producer) inFlight() int64 {
+	if p.lean != nil {
+		return p.lean.held.Load()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return int64(p.live - len(p.free))
@@ -304,6 +314,11 @@ const idleWait = 5 * time.Second
 // closes its client, which fails whatever the flush left, and waits at most idle for the last
 // promises.
 func (p *producer) finish(ctx context.Context, flushBy int64, idle time.Duration) {
+	if p.lean != nil {
+		p.lean.finish(ctx, p, flushBy)
+		p.cl.Close()
+		return
+	}
 	fctx, cancel := context.WithTimeout(ctx, time.Duration(max(flushBy-p.run.clock.Now(), 0)))
 	_ = p.cl.Flush(fctx)
 	cancel()

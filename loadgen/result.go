@@ -223,6 +223,9 @@ type ClientSignals struct {
 	WindowShare    float64 `json:"window_share"`
 	FullBatchShare float64 `json:"full_batch_share"`
 	Batches        int64   `json:"batches"`
+	// LeanMaxInFlight is the most produce requests one producer had in flight to one broker
+	// at once over the run, on plimsoll's own produce path (Options.LeanProducer) only.
+	LeanMaxInFlight int `json:"lean_max_in_flight,omitempty"`
 	// CPU used by this process (user + system) during the window, its share of the host's
 	// CPUs, and per million messages acknowledged during the window (by arrival, like the CPU).
 	CPUSeconds    float64 `json:"cpu_seconds"`

@@ -47,6 +47,10 @@ type Options struct {
 	TopicPrefix string
 	// KeepTopics leaves the run's topics and groups in place; by default they are deleted.
 	KeepTopics bool
+	// LeanProducer sends through plimsoll's own produce path (package produce: its own record
+	// batches, up to 5 requests in flight per broker with idempotence) instead of franz-go's
+	// producer. Experimental: no acks=0 (plimsoll run sets it only without workers).
+	LeanProducer bool
 	// DrainTimeout bounds the wait after the window for every acknowledged message to be
 	// consumed (and for producers to flush); default 30s.
 	DrainTimeout time.Duration

@@ -61,6 +61,7 @@ func newRunCmdFor(ab *abHook) *cobra.Command {
 type runFlags struct {
 	out, prefix string
 	keep        bool
+	lean        bool
 	drain       time.Duration
 	setup       time.Duration
 	faults      []string
@@ -75,6 +76,7 @@ func (rf *runFlags) register(cmd *cobra.Command) {
 	f.StringVar(&rf.out, "out", "", "directory for result.json, timeline.csv, histograms.hlog and probe.json")
 	f.StringVar(&rf.prefix, "topic-prefix", "", "prefix of the run's topics and groups (default plimsoll-<run id>-); plimsoll never touches other topics")
 	f.BoolVar(&rf.keep, "keep-topics", false, "keep the run's topics afterwards")
+	f.BoolVar(&rf.lean, "lean-producer", false, "experimental: produce through plimsoll's own produce path (its own record batches, up to 5 requests in flight per broker with idempotence; docs/lean-producer.md) instead of franz-go's producer; no acks=0, not with workers")
 	f.DurationVar(&rf.drain, "drain-timeout", loadgen.DefaultDrainTimeout, "how long consumers may take to catch up after the window before unseen messages count")
 	f.DurationVar(&rf.setup, "setup-timeout", loadgen.DefaultSetupTimeout, "how long creating the run's topics, and its consumer groups' assignment, may take before the run gives up (a broker that answers nothing holds them up)")
 	rf.om = addOutputFlags(cmd, "result.json (schema in the README) instead of the summary")
@@ -101,10 +103,14 @@ func (rf *runFlags) run(cmd *cobra.Command, wf *workloadFlags, tf *targetFlags, 
 	if err := rf.checkWorkers(cfg); err != nil {
 		return err
 	}
+	if rf.lean && rf.workerCount() > 0 {
+		return usageErrf("--lean-producer runs in this process only, not with --workers or --local-workers")
+	}
 	if tf.checkOnly() {
 		return nil
 	}
 	cfg.Load.KeepTopics, cfg.Load.DrainTimeout, cfg.Load.SetupTimeout = rf.keep, rf.drain, rf.setup
+	cfg.Load.LeanProducer = rf.lean
 	stderr := cmd.ErrOrStderr()
 	exp, stopMetrics, err := mf.open(stderr, tf.ab)
 	if err != nil {

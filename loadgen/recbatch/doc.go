@@ -16,6 +16,14 @@
 // Control batches (transaction markers) are flagged; Aborts applies read_committed's rule to a
 // Fetch response's aborted transactions.
 //
+// A Writer does the reverse for a producer: it writes one uncompressed v2 batch at a time into a
+// buffer it keeps (Reset, Append or AppendValue per record, Finish with the producer id, epoch
+// and base sequence, which also writes the CRC-32C), allocating nothing once the buffer has
+// grown to the batch size in use. AppendValue hands back the value's bytes in the batch, so a
+// payload is written in place rather than copied; Restamp rewrites a finished batch's producer
+// fields and CRC. Its batches are checked byte for byte against the tests' own encoder and read
+// back by the Parser and by franz-go (kmsg and kgo.ProcessFetchPartition).
+//
 // Everything a Parser hands out aliases either the bytes given to Reset or its own decompression
 // buffer, and is valid until the next call to NextBatch or Reset. A Parser is not safe for
 // concurrent use.

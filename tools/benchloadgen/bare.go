@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/kafkaprops"
+	"github.com/plimsoll/plimsoll/loadgen/produce"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -84,13 +85,80 @@ func bareChild(bootstrap, topic string, records, rate int) error {
 	return nil
 }
 
-// bareRun runs the bare loop as a child process of this tool and measures its CPU.
-func bareRun(bootstrap, topic string, records, rate int) (measured, error) {
+// leanChild is bareChild on plimsoll's own produce path (loadgen/produce) instead of
+// franz-go's producer: the same settings (acks=1, no idempotence, 5 requests in flight,
+// batch.size 16384, linger 5 ms, buffer.memory 32 MiB in batches), the same loop, one shared
+// value, a Done that only counts, and a sticky partitioner (the next partition once a batch is
+// full), as Kafka's default is for records without keys.
+func leanChild(bootstrap, topic string, records, rate int) error {
+	ctx := context.Background()
+	opts, err := bareOpts(bootstrap)
+	if err != nil {
+		return err
+	}
+	var acked, failed atomic.Int64
+	var firstErr atomic.Value
+	p, err := produce.New(ctx, produce.Config{Opts: opts, Topics: []string{topic}, Acks: 1, MaxInFlight: 5,
+		BatchBytes: 16384, Linger: 5 * time.Millisecond, BufferBatches: 33554432 / 16384,
+		Done: func(tags []produce.Tag, err error) {
+			if err == nil {
+				acked.Add(int64(len(tags)))
+				return
+			}
+			if failed.Add(int64(len(tags))) == int64(len(tags)) {
+				firstErr.Store(err)
+			}
+		}})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	val := make([]byte, recordSize)
+	for i := range val {
+		val[i] = byte(i * 131)
+	}
+	n := int32(p.Partitions(0))
+	r := produce.Record{Value: val}
+	start := time.Now()
+	for sent := 0; sent < records; {
+		due := min(int(time.Since(start).Seconds()*float64(rate)), records)
+		if sent < due {
+			r.Timestamp = time.Now().UnixMilli()
+		}
+		for ; sent < due; sent++ {
+			info, err := p.Produce(ctx, &r)
+			if err != nil {
+				return err
+			}
+			if info.Sealed {
+				r.Partition = (r.Partition + 1) % n
+			}
+		}
+		time.Sleep(10 * time.Microsecond)
+	}
+	if err := p.Flush(ctx); err != nil {
+		return err
+	}
+	if n := failed.Load(); n > 0 {
+		return fmt.Errorf("%d records failed, the first: %v", n, firstErr.Load())
+	}
+	el := time.Since(start).Seconds()
+	fmt.Printf("acked %d %.3f\n", acked.Load(), float64(acked.Load())/el)
+	return nil
+}
+
+// bareRun runs the bare loop (lean: on loadgen/produce) as a child process of this tool and
+// measures its CPU.
+func bareRun(bootstrap, topic string, records, rate int, lean bool) (measured, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return measured{}, err
 	}
-	cmd := exec.Command(self, "-bare-child", "-bootstrap", bootstrap, "-topic", topic,
+	mode := "-bare-child"
+	if lean {
+		mode = "-lean-child"
+	}
+	cmd := exec.Command(self, mode, "-bootstrap", bootstrap, "-topic", topic,
 		"-records", strconv.Itoa(records), "-rate", strconv.Itoa(rate))
 	if goMaxProcs > 0 {
 		cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(goMaxProcs))

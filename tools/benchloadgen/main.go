@@ -6,6 +6,11 @@
 //	    plimsoll / Java tool (target <= 0.15);
 //	(b) maximum produce rate of 100-byte records with acks=1, plimsoll / Java tool (target >= 2).
 //
+// With the lean producer (plimsoll's own produce path, `plimsoll run --lean-producer`, issue
+// 15; -no-lean leaves it out) both comparisons run a third time on it, and it is held to issue
+// 15's targets: CPU per record at most 0.25 of the Java tool's and below the bare franz-go
+// loop's, and a maximum acks=1 rate at least 3 times the Java tool's.
+//
 // Both tools run as child processes, one after the other, against the same broker and a topic
 // of the same shape (3 partitions, rf 1), with the same producer properties passed explicitly
 // to each (producerProps: acks=1, linger.ms=5, batch.size=16384, no compression, no
@@ -53,19 +58,25 @@ func main() {
 	repeat := flag.Int("repeat", 1, "times to repeat both comparisons against the same broker")
 	flag.IntVar(&goMaxProcs, "gomaxprocs", 0, "run plimsoll with GOMAXPROCS=N (0: the Go default, all CPUs); an experiment, not like with like: the Java tool keeps every CPU")
 	bareChildMode := flag.Bool("bare-child", false, "internal: run the bare franz-go loop (see bare.go)")
+	leanChildMode := flag.Bool("lean-child", false, "internal: run the bare loop on loadgen/produce (see bare.go)")
 	bootstrap := flag.String("bootstrap", "", "internal, with -bare-child")
 	topic := flag.String("topic", "", "internal, with -bare-child")
 	noBare := flag.Bool("no-bare", false, "skip the bare franz-go loop reference in (a)")
+	noLean := flag.Bool("no-lean", false, "skip plimsoll run --lean-producer (plimsoll's own produce path, loadgen/produce) in (a) and (b)")
 	flag.IntVar(&recordSize, "record-size", recordSize, "the records' value size in bytes, for both tools (the targets are set at 100)")
 	flag.Parse()
-	if *bareChildMode {
-		if err := bareChild(*bootstrap, *topic, *records, *rate); err != nil {
+	if *bareChildMode || *leanChildMode {
+		child := bareChild
+		if *leanChildMode {
+			child = leanChild
+		}
+		if err := child(*bootstrap, *topic, *records, *rate); err != nil {
 			fmt.Fprintln(os.Stderr, "benchloadgen:", err)
 			os.Exit(1)
 		}
 		return
 	}
-	withBare = !*noBare
+	withBare, withLean = !*noBare, !*noLean
 	if err := run(*bin, *records, *rate, *maxRecords, *maxSeconds, max(*repeat, 1)); err != nil {
 		fmt.Fprintln(os.Stderr, "benchloadgen:", err)
 		os.Exit(1)
@@ -74,6 +85,11 @@ func main() {
 
 // withBare adds the bare franz-go loop to (a) as a reference (bare.go).
 var withBare bool
+
+// withLean adds plimsoll run --lean-producer to (a) and (b), with issue 15's targets: CPU per
+// record at most 0.25 of the Java tool's and below the bare franz-go loop's; a maximum rate at
+// least 3 times the Java tool's.
+var withLean bool
 
 // goMaxProcs, when > 0, is the GOMAXPROCS plimsoll runs with (-gomaxprocs).
 var goMaxProcs int
@@ -213,11 +229,26 @@ func round(cp, bin, bootstrap, topic string, records, rate, maxRecords, maxSecon
 	checks := []check{{"kafka-producer-perf-test", javaA}, {"plimsoll run", goA}}
 	var bare measured
 	if withBare {
-		if bare, err = bareRun(bootstrap, topic, records, rate); err != nil {
+		if bare, err = bareRun(bootstrap, topic, records, rate, false); err != nil {
 			return 0, 0, err
 		}
 		fmt.Printf("  bare franz-go loop:       %.2f CPU s for %.0f records (%.0f rec/s); reference only: same client settings, no measuring\n", bare.cpu, bare.records, bare.rate)
 		checks = append(checks, check{"the bare franz-go loop", bare})
+	}
+	var leanA, bareLean measured
+	if withLean {
+		if leanA, err = plimsollRun(bin, bootstrap, rate, secs, "--lean-producer"); err != nil {
+			return 0, 0, err
+		}
+		fmt.Printf("  plimsoll run --lean-producer: %.2f CPU s for %.0f records (%.0f rec/s)\n", leanA.cpu, leanA.records, leanA.rate)
+		checks = append(checks, check{"plimsoll run --lean-producer", leanA})
+		if withBare {
+			if bareLean, err = bareRun(bootstrap, topic, records, rate, true); err != nil {
+				return 0, 0, err
+			}
+			fmt.Printf("  bare loop on the lean path: %.2f CPU s for %.0f records (%.0f rec/s); reference only: the bare loop on loadgen/produce\n", bareLean.cpu, bareLean.records, bareLean.rate)
+			checks = append(checks, check{"the bare loop on the lean path", bareLean})
+		}
 	}
 	for _, m := range checks {
 		if m.m.rate < 0.97*float64(rate) {
@@ -236,6 +267,13 @@ func round(cp, bin, bootstrap, topic string, records, rate, maxRecords, maxSecon
 		return 0, 0, err
 	}
 	fmt.Printf("  plimsoll run:             %.0f rec/s (%.0f records)\n", goB.rate, goB.records)
+	var leanB measured
+	if withLean {
+		if leanB, err = plimsollRun(bin, bootstrap, 0, maxSeconds, "--lean-producer"); err != nil {
+			return 0, 0, err
+		}
+		fmt.Printf("  plimsoll run --lean-producer: %.0f rec/s (%.0f records)\n", leanB.rate, leanB.records)
+	}
 
 	cpuRatio = (goA.cpu / goA.records) / (javaA.cpu / javaA.records)
 	rateRatio = goB.rate / javaB.rate
@@ -247,6 +285,22 @@ func round(cp, bin, bootstrap, topic string, records, rate, maxRecords, maxSecon
 	}
 	fmt.Printf("ratio (b) max rate, plimsoll / Java:                %.2f (target >= 2.0: %s)\n", rateRatio, verdict(rateRatio >= 2))
 	fmt.Printf("  plimsoll %.0f rec/s, Java %.0f rec/s\n", goB.rate, javaB.rate)
+	if withLean {
+		perJava := func(m measured) float64 { return (m.cpu / m.records) / (javaA.cpu / javaA.records) }
+		leanCPU, leanRate := perJava(leanA), leanB.rate/javaB.rate
+		fmt.Printf("\nlean producer (plimsoll run --lean-producer, issue 15):\n")
+		fmt.Printf("  CPU per million records, lean / Java: %.3f (target <= 0.25: %s); lean %.2f CPU s per million\n",
+			leanCPU, verdict(leanCPU <= 0.25), 1e6*leanA.cpu/leanA.records)
+		fmt.Printf("  CPU per record, lean / plimsoll run on franz-go: %.2f\n", (leanA.cpu/leanA.records)/(goA.cpu/goA.records))
+		if withBare {
+			lb := (leanA.cpu / leanA.records) / (bare.cpu / bare.records)
+			fmt.Printf("  CPU per record, lean / bare franz-go loop: %.2f (target < 1: %s)\n", lb, verdict(lb < 1))
+			fmt.Printf("  the bare loops alone (no measuring), lean path / franz-go: %.2f; lean path %.3f of Java's\n",
+				(bareLean.cpu/bareLean.records)/(bare.cpu/bare.records), perJava(bareLean))
+		}
+		fmt.Printf("  max rate, lean / Java: %.2f (target >= 3: %s); lean %.0f rec/s, plimsoll on franz-go %.0f\n",
+			leanRate, verdict(leanRate >= 3), leanB.rate, goB.rate)
+	}
 	return cpuRatio, rateRatio, nil
 }
 
@@ -311,7 +365,7 @@ func perfTest(cp, bootstrap, topic string, records, rate int) (measured, error) 
 }
 
 // plimsollRun runs `plimsoll run` producing only (no consumers) and reads its result.
-func plimsollRun(bin, bootstrap string, rate, seconds int) (measured, error) {
+func plimsollRun(bin, bootstrap string, rate, seconds int, extra ...string) (measured, error) {
 	out, err := os.MkdirTemp("", "plimsoll-bench-run-")
 	if err != nil {
 		return measured{}, err
@@ -321,7 +375,7 @@ func plimsollRun(bin, bootstrap string, rate, seconds int) (measured, error) {
 		"--payload", "random", "--keys", "none", "--duration", fmt.Sprintf("%ds", seconds), "--warmup", "0s", "--consumer-groups", "0",
 		"--partitions", strconv.Itoa(partitions), "--replication-factor", "1",
 		"--out", out, "--slo-p99", "0", "--min-achieved", "0"}
-	cmd := exec.Command(bin, append(args, propArgs("--producer-prop")...)...)
+	cmd := exec.Command(bin, append(append(args, propArgs("--producer-prop")...), extra...)...)
 	if goMaxProcs > 0 {
 		cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(goMaxProcs))
 	}
