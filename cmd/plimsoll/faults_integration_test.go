@@ -40,9 +40,15 @@ func TestFaultsUnderLoad(t *testing.T) {
 	// fences it, and rejoins; two clean clones counted 255 and 288 messages redelivered when the
 	// kill hit the coordinator by chance, until members resumed where they had read themselves
 	// (loadgen's positions).
+	// Its producer sends through plimsoll's own produce path (--lean-producer), so that the same
+	// kill checks that path's ledger too (nothing acknowledged lost, written twice or out of
+	// order); kill-with-workers kills a broker under franz-go's producers.
 	t.Run("kill", func(t *testing.T) {
 		victim, prefix := coordinatorVictim(t, clusterDir, 2, 3, 1)
-		faultCheck(t, clusterDir, fmt.Sprintf("kill %d at 5s for 10s", victim), "25s", "--topic-prefix", prefix)
+		r := faultCheck(t, clusterDir, fmt.Sprintf("kill %d at 5s for 10s", victim), "25s", "--topic-prefix", prefix, "--lean-producer")
+		if r.Counts.OutOfOrder != 0 || r.Client.WindowLimit != 5 {
+			t.Errorf("counts %+v, window limit %d: want the lean path's (5 requests in flight), nothing out of order", r.Counts, r.Client.WindowLimit)
+		}
 	})
 	// With local workers the coordinator runs the fault on the plan's schedule and the workers'
 	// clients ride it out as one process's do. The run's bus (its control and results topics,

@@ -4,26 +4,23 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/plimsoll/plimsoll/localkafka"
-	"github.com/plimsoll/plimsoll/localkafka/nictest"
 	"github.com/plimsoll/plimsoll/results"
 )
 
 // TestLeanProducerNoLoss runs the ledger's checks on plimsoll's own produce path
 // (--lean-producer): a modest idempotent acks=all run with nothing lost, duplicated or failed
-// and everything consumed; and a broker of the shared cluster killed and restarted mid-run
-// (TestFaultsUnderLoad's kill) with nothing acknowledged lost or written twice.
+// and everything consumed. A broker killed and restarted under it is TestFaultsUnderLoad/kill,
+// which runs on this path.
 func TestLeanProducerNoLoss(t *testing.T) {
 	up(t)
 	t.Run("modest", func(t *testing.T) {
 		out := t.TempDir()
 		stdout, stderr, code := plimsoll(t, "run", "--cluster-dir", clusterDir, "--rate", "1000", "--message-size", "512",
-			"--duration", "15s", "--warmup", "10s", "--producer-prop", "acks=all", "--producer-prop", "enable.idempotence=true",
+			"--duration", "10s", "--warmup", "3s", "--producer-prop", "acks=all", "--producer-prop", "enable.idempotence=true",
 			"--topic-prefix", "plimsoll-it-lean-", "--out", out, "--slo-p99", "0", "--lean-producer")
 		if code != 0 && code != ExitOverloaded && code != ExitInvalid {
 			t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
@@ -43,8 +40,8 @@ func TestLeanProducerNoLoss(t *testing.T) {
 		if r.Counts.Lost != 0 || r.Counts.Duplicated != 0 || r.Counts.Failed != 0 || r.Counts.OutOfOrder != 0 {
 			t.Errorf("with acks=all and idempotence: counts %+v", r.Counts)
 		}
-		if r.Counts.Acked < 14000 || r.Counts.Consumed < r.Counts.Acked {
-			t.Errorf("counts %+v: expected ~15000 acked and all consumed", r.Counts)
+		if r.Counts.Acked < 9300 || r.Counts.Consumed < r.Counts.Acked {
+			t.Errorf("counts %+v: expected ~10000 acked and all consumed", r.Counts)
 		}
 		lr := readResult(t, out)
 		if e2e := lr.LatencyMs["end_to_end"]; e2e["p50"] <= 0 || e2e["max"] < e2e["p99"] {
@@ -54,19 +51,14 @@ func TestLeanProducerNoLoss(t *testing.T) {
 			t.Errorf("publish latency not recorded: %v", pub)
 		}
 	})
-	t.Run("kill", func(t *testing.T) {
-		victim, prefix := coordinatorVictim(t, clusterDir, 2, 3, 1)
-		r := faultCheck(t, clusterDir, fmt.Sprintf("kill %d at 5s for 10s", victim), "25s", "--topic-prefix", prefix, "--lean-producer")
-		if r.Counts.OutOfOrder != 0 {
-			t.Errorf("counts %+v: records out of order on the lean path with idempotence", r.Counts)
-		}
-	})
 }
 
-// TestLeanProducerShapedLink: one idempotent acks=all producer on the lean path, asked for
-// more than its broker's emulated 16 Mbit/s link carries (3,000 msgs/s of 1 KB), keeps more
-// than one produce request in flight to the broker (the requests queue on the link, the window
-// lets five go), and nothing acknowledged is lost, duplicated or out of order.
+// leanShapedLinkCheck (TestNICVerdicts, on its cluster of 16 Mbit/s links): one idempotent
+// acks=all producer on the lean path, asked for more than one broker's emulated link carries
+// (3,000 msgs/s of 1 KB to one partition of replication 1), keeps more than one produce request
+// in flight to the broker (the requests queue on the link, the window lets five go), and nothing
+// acknowledged is lost, duplicated or out of order. It ran on a one-broker cluster of its own
+// until that cluster's start (about 20 s) weighed on the suite's 30 minutes.
 //
 // It replaces a test against TestProducerWindowBound's slow-acknowledging cluster (a follower
 // fetch waiting 400 ms), which the lean producer failed: five requests in flight there carry
@@ -74,20 +66,12 @@ func TestLeanProducerNoLoss(t *testing.T) {
 // the connection until it has answered), so each waits its own 400 ms; one lean producer moved
 // about 40 msgs/s where one franz-go producer moved 76 and eight 754 (docs/lean-producer.md).
 // Against acknowledgements that wait on replication, only more connections help.
-func TestLeanProducerShapedLink(t *testing.T) {
-	if err := localkafka.CheckNIC(); err != nil {
-		nictest.SkipOrFail(t, err)
-	}
-	dir := filepath.Join(t.TempDir(), "lean-link")
-	if _, stderr, code := plimsoll(t, "cluster", "up", "--cluster-dir", dir, "--brokers", "1", "--heap", "512m", "--warm-jit", "0",
-		"--nic", "16Mbit/s", "--subnet", "198.18.90.0/24"); code != 0 {
-		t.Fatalf("cluster up: exit %d\n%s", code, stderr)
-	}
-	t.Cleanup(func() { plimsoll(t, "cluster", "down", "--cluster-dir", dir) })
+func leanShapedLinkCheck(t *testing.T, dir string) {
 	out := t.TempDir()
 	_, stderr, code := plimsoll(t, "run", "--cluster-dir", dir, "--rate", "3000", "--message-size", "1000",
-		"--partitions", "3", "--replication-factor", "1", "--duration", "8s", "--warmup", "2s", "--drain-timeout", "20s",
-		"--producer-prop", "acks=all", "--producer-prop", "enable.idempotence=true", "--out", out, "--lean-producer")
+		"--partitions", "1", "--replication-factor", "1", "--duration", "8s", "--warmup", "2s", "--drain-timeout", "20s",
+		"--producer-prop", "acks=all", "--producer-prop", "enable.idempotence=true",
+		"--out", out, "--lean-producer")
 	if code != ExitOK && code != ExitInvalid && code != ExitOverloaded {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}

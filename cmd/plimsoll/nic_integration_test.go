@@ -24,6 +24,7 @@ func TestNICVerdicts(t *testing.T) {
 	dir := nicCluster(t, "198.18.80.0/24")
 	t.Run("heroku", func(t *testing.T) { messageOverheadCheck(t, dir) })
 	t.Run("consumer-fanout", func(t *testing.T) { consumerFanoutCheck(t, dir) })
+	t.Run("lean-producer", func(t *testing.T) { leanShapedLinkCheck(t, dir) })
 	if _, stderr, code := plimsoll(t, "cluster", "shape", "2", "4Mbit/s", "--cluster-dir", dir); code != 0 {
 		t.Fatalf("cluster shape: exit %d\n%s", code, stderr)
 	}
