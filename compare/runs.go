@@ -192,11 +192,19 @@ const CPUPerMessageLessJIT = "CPU per message less JIT"
 // minutes under load (docs/warmup.md), work a long-running broker has done, and by an amount
 // that differs from one start to the next. A run whose broker's threads were not read has none.
 func cpuPerMessageLessJIT(process string) runFigure {
+	return lessJITPerMessage(CPUPerMessageLessJIT, process, func(t *results.Trial) (map[string]float64, map[string]float64) { return t.CPU, t.CompilerCPU })
+}
+
+// lessJITPerMessage is the figure name of a process's CPU less its JIT compiler threads' per
+// message, the two maps (keyed by process) picked out of a run by of; a run lacking either
+// reading has none.
+func lessJITPerMessage(name, process string, of func(*results.Trial) (cpu, jit map[string]float64)) runFigure {
 	return runFigure{
-		fig: Figure{Name: CPUPerMessageLessJIT, Subject: process, Unit: UnitCPUPerMsg},
+		fig: Figure{Name: name, Subject: process, Unit: UnitCPUPerMsg},
 		rep: func(t *results.Trial) (float64, bool) {
-			c, ok := t.CPU[process]
-			jit, ok2 := t.CompilerCPU[process]
+			cpus, jits := of(t)
+			c, ok := cpus[process]
+			jit, ok2 := jits[process]
 			return (c - jit) / t.ProducedMsgsPerSec, ok && ok2 && t.ProducedMsgsPerSec > 0
 		},
 	}
@@ -213,14 +221,9 @@ const UserCPUPerMessageLessJIT = "user CPU per message less JIT"
 // that differs between two fresh brokers as much as TLS's cost; crypto and SASL are user time.
 // A run whose broker's user time was not read has none.
 func userCPUPerMessageLessJIT(process string) runFigure {
-	return runFigure{
-		fig: Figure{Name: UserCPUPerMessageLessJIT, Subject: process, Unit: UnitCPUPerMsg},
-		rep: func(t *results.Trial) (float64, bool) {
-			u, ok := t.UserCPU[process]
-			jit, ok2 := t.CompilerUserCPU[process]
-			return (u - jit) / t.ProducedMsgsPerSec, ok && ok2 && t.ProducedMsgsPerSec > 0
-		},
-	}
+	return lessJITPerMessage(UserCPUPerMessageLessJIT, process, func(t *results.Trial) (map[string]float64, map[string]float64) {
+		return t.UserCPU, t.CompilerUserCPU
+	})
 }
 
 // bytesPerMessage is the traffic Kafka counted on every broker (produce and replication in,
