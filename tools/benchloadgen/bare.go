@@ -77,12 +77,7 @@ func bareChild(bootstrap, topic string, records, rate int) error {
 	if err := cl.Flush(ctx); err != nil {
 		return err
 	}
-	if n := failed.Load(); n > 0 {
-		return fmt.Errorf("%d records failed, the first: %v", n, firstErr.Load())
-	}
-	el := time.Since(start).Seconds()
-	fmt.Printf("acked %d %.3f\n", acked.Load(), float64(acked.Load())/el)
-	return nil
+	return childReport(&acked, &failed, &firstErr, start)
 }
 
 // leanChild is bareChild on plimsoll's own produce path (loadgen/produce) instead of
@@ -139,6 +134,12 @@ func leanChild(bootstrap, topic string, records, rate int) error {
 	if err := p.Flush(ctx); err != nil {
 		return err
 	}
+	return childReport(&acked, &failed, &firstErr, start)
+}
+
+// childReport ends a bare loop's child: an error if any record failed, else the line its parent
+// reads (records acknowledged, and their rate since start).
+func childReport(acked, failed *atomic.Int64, firstErr *atomic.Value, start time.Time) error {
 	if n := failed.Load(); n > 0 {
 		return fmt.Errorf("%d records failed, the first: %v", n, firstErr.Load())
 	}
