@@ -25,14 +25,7 @@ func TestLeanProducerNoLoss(t *testing.T) {
 		if code != 0 && code != ExitOverloaded && code != ExitInvalid {
 			t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
 		}
-		data, err := os.ReadFile(filepath.Join(out, "result.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r results.Trial
-		if err := json.Unmarshal(data, &r); err != nil {
-			t.Fatal(err)
-		}
+		r := readTrial(t, out)
 		t.Logf("counts %+v", r.Counts)
 		if d := r.ProducedMsgsPerSec/r.TargetMsgsPerSec - 1; d < -0.03 || d > 0.03 {
 			t.Errorf("produced %.1f msgs/s, more than 3%% from the 1000 targeted", r.ProducedMsgsPerSec)
@@ -75,14 +68,7 @@ func leanShapedLinkCheck(t *testing.T, dir string) {
 	if code != ExitOK && code != ExitInvalid && code != ExitOverloaded {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
-	data, err := os.ReadFile(filepath.Join(out, "result.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r results.Trial
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := readTrial(t, out)
 	t.Logf("produced %.0f msgs/s; at most %d requests in flight to the broker (window limit %d, at it %.0f%% of the window); counts %+v",
 		r.ProducedMsgsPerSec, r.Client.LeanMaxInFlight, r.Client.WindowLimit, 100*r.Client.WindowShare, r.Counts)
 	if r.Client.LeanMaxInFlight < 2 || r.Client.WindowLimit != 5 {
@@ -91,4 +77,18 @@ func leanShapedLinkCheck(t *testing.T, dir string) {
 	if c := r.Counts; c.Lost != 0 || c.Duplicated != 0 || c.OutOfOrder != 0 || c.Acked == 0 {
 		t.Errorf("counts %+v; want records acknowledged, none lost, duplicated or out of order", c)
 	}
+}
+
+// readTrial reads the result.json a run wrote in out.
+func readTrial(t *testing.T, out string) results.Trial {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r results.Trial
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
