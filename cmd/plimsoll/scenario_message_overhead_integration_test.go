@@ -89,13 +89,27 @@ func moTrials(t *testing.T, rec results.Scenario, out string) int {
 		}
 		for _, tr := range sf.Trials {
 			trials++
-			t.Logf("%s: %d B at %.0f msgs/s: %s (%s), window from %s", c.Dir, tr.Step.Size, tr.Step.Rate, tr.Verdict.State, tr.Verdict.Bottleneck, tr.Window.Start.Format("15:04:05"))
+			t.Logf("%s: %d B at %.0f msgs/s: %s (%s), window from %s; %s", c.Dir, tr.Step.Size, tr.Step.Rate, tr.Verdict.State, tr.Verdict.Bottleneck, tr.Window.Start.Format("15:04:05"), moWhy(tr))
 		}
 		for _, p := range sf.Points {
 			t.Logf("%s, %d B: ok at %.0f, overloaded at %.0f msgs/s (%d trials)", c.Dir, p.Size, p.Ceiling.SafeRate, p.Ceiling.UnsafeRate, p.Trials)
 		}
 	}
 	return trials
+}
+
+// moWhy is what a trial's log line adds to its verdict: the reasons of one not ok, and the
+// brokers' JIT compilers' CPU, which names a trial judged on brokers still warming up.
+func moWhy(tr results.Trial) string {
+	jit := 0.0
+	for _, c := range tr.CompilerCPU {
+		jit += c
+	}
+	why := fmt.Sprintf("brokers' JIT compilers %.2f cores", jit)
+	for _, r := range tr.Verdict.Reasons {
+		why += "; " + r.Criterion + ": " + r.Text
+	}
+	return why
 }
 
 // modelOut is what the check reads of plimsoll model --json.
