@@ -14,17 +14,23 @@ import (
 )
 
 // TestNICVerdicts runs on a cluster of its own behind emulated 16 Mbit/s NICs: the cluster's
-// namespaces and links exist while it runs and are gone after it stops; the Heroku check (the
-// message-overhead scenario); consumer fan-out, whose run without groups is well above the links'
-// capacity, overloaded by the network with its traffic crossing the shaped links
-// (consumerFanoutCheck); and one slow link, which leaves a run below its rate ok and makes its
-// broker the bottleneck through its link's losses above it (slowLinkCheck). One cluster serves
-// all, which saves the suite a cluster's start and warm-up for each.
+// namespaces and links exist while it runs and are gone after it stops; the lean producer's
+// window on a shaped link (leanShapedLinkCheck); consumer fan-out, whose run without groups is
+// well above the links' capacity, overloaded by the network with its traffic crossing the shaped
+// links (consumerFanoutCheck); the Heroku check (the message-overhead scenario); one slow link,
+// which leaves a run below its rate ok and makes its broker the bottleneck through its link's
+// losses above it (slowLinkCheck). One cluster serves all, which saves the suite a cluster's
+// start and warm-up for each.
 func TestNICVerdicts(t *testing.T) {
 	dir := nicCluster(t, "198.18.80.0/24")
-	t.Run("heroku", func(t *testing.T) { messageOverheadCheck(t, dir) })
-	t.Run("consumer-fanout", func(t *testing.T) { consumerFanoutCheck(t, dir) })
 	t.Run("lean-producer", func(t *testing.T) { leanShapedLinkCheck(t, dir) })
+	t.Run("consumer-fanout", func(t *testing.T) { consumerFanoutCheck(t, dir) })
+	// After the two above, whose load warms the brokers further: run first, in CI (a slower
+	// 2-core host) its first four trials, in the first 45 s after the cluster's 20 s JIT warm-up, were
+	// overloaded at 93-95% of the links, 7% below the boundary its second search found, and
+	// failed the 2-point check. Warming is the likely cause, not shown: that log named no reasons
+	// (moTrials logs them now, with the brokers' compiler CPU).
+	t.Run("heroku", func(t *testing.T) { messageOverheadCheck(t, dir) })
 	if _, stderr, code := plimsoll(t, "cluster", "shape", "2", "4Mbit/s", "--cluster-dir", dir); code != 0 {
 		t.Fatalf("cluster shape: exit %d\n%s", code, stderr)
 	}
