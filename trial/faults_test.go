@@ -46,7 +46,13 @@ func TestRunWithFaults(t *testing.T) {
 	defer c.Close()
 	spec := workload.Default()
 	spec.PartitionsPerTopic, spec.ReplicationFactor, spec.Rate, spec.MessageSize = 3, 1, 500, 100
-	spec.Warmup, spec.Duration = 500*time.Millisecond, 3*time.Second
+	// Four measured seconds, not three: the fault begins on a second's boundary (the window's
+	// start + 1 s) and lasts just over 1 s (the stop's own time), so by sub-millisecond jitter
+	// it overlaps two or three of the timeline's seconds; in a 3 s window it once overlapped all
+	// three (began 1.5007 s and ended 2.507 s after the producers started, the seconds' edges
+	// just after both), leaving no second outside it to compare with (a clean clone's make
+	// test). The fourth is outside it whatever the jitter.
+	spec.Warmup, spec.Duration = 500*time.Millisecond, 4*time.Second
 	spec.ConsumerProps.Set("heartbeat.interval.ms", "100")
 	sp, _ := fault.Parse("stop 2 at 1s for 1s")
 	rec := &recorder{}
