@@ -12,18 +12,25 @@ import (
 )
 
 // TestRunCompressedConsumesAll: with the producers compressing their batches (lz4, zstd), the
-// consumers, whose clients decompress into pooled buffers that are reused once every record of
-// a batch is recycled, consume and account for every acknowledged record and record each one's
-// end-to-end latency. Short runs on the shared cluster.
+// consumers, plimsoll's own fetch path decompressing into buffers it keeps, consume and account
+// for every acknowledged record and record each one's end-to-end latency. The lz4 run produces
+// through plimsoll's own produce path (--lean-producer), whose lz4 frames are written here, so
+// the broker must take them as Kafka's own clients' (it recompresses nothing, validates every
+// batch); the zstd run through franz-go's producer. Short runs on the shared cluster.
 func TestRunCompressedConsumesAll(t *testing.T) {
 	up(t)
 	for _, codec := range []string{"lz4", "zstd"} {
 		t.Run(codec, func(t *testing.T) {
 			out := t.TempDir()
-			stdout, stderr, code := plimsoll(t, "run", "--cluster-dir", clusterDir, "--rate", "2000", "--message-size", "512",
-				"--duration", "1s", "--warmup", "0s", "--producer-prop", "compression.type="+codec,
+			args := []string{"run", "--cluster-dir", clusterDir, "--rate", "2000", "--message-size", "512",
+				"--duration", "1s", "--warmup", "0s", "--producer-prop", "compression.type=" + codec,
 				"--producer-prop", "acks=all", "--producer-prop", "enable.idempotence=true",
-				"--topic-prefix", "plimsoll-it-compress-"+codec+"-", "--out", out, "--slo-p99", "0", "--min-achieved", "0")
+				"--topic-prefix", "plimsoll-it-compress-" + codec + "-", "--out", out, "--slo-p99", "0", "--min-achieved", "0"}
+			lean := codec == "lz4"
+			if lean {
+				args = append(args, "--lean-producer")
+			}
+			stdout, stderr, code := plimsoll(t, args...)
 			if code != 0 && code != ExitOverloaded && code != ExitInvalid {
 				t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
 			}
@@ -37,6 +44,12 @@ func TestRunCompressedConsumesAll(t *testing.T) {
 			}
 			if got := r.Config.ClientProps.Producer.Props["compression.type"]; got != codec {
 				t.Errorf("the producers ran with compression.type=%q, want %s", got, codec)
+			}
+			if lean && r.Client.LeanMaxInFlight < 1 {
+				t.Errorf("no produce request in flight on plimsoll's own produce path: the run did not use it")
+			}
+			if r.Config.ConsumerFetch != loadgen.FetchPlimsoll {
+				t.Errorf("the consumers fetched through %q, want plimsoll's own fetch path", r.Config.ConsumerFetch)
 			}
 			c := r.Counts
 			if c.Acked < 1500 || c.Consumed != c.Acked || c.Lost != 0 || c.Unconsumed != 0 || c.Duplicated != 0 || c.OutOfOrder != 0 {
