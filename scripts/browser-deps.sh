@@ -5,8 +5,17 @@
 # `make test` calls `start` first and `wait` just before the integration tests, so that the
 # install (about 110 s on a fresh machine: 115 packages, 134 MiB downloaded, measured) runs
 # behind vet, the unit tests and the fuzz step instead of before them.
+#
+# The state (the install's pid, log and exit code) is kept in the checkout's bin/, so that two
+# checkouts' `make test` on one machine do not read each other's. An install already under way
+# (one left running by a make test that failed early) is waited for, under a lock of this
+# machine's, and apt waits for another's dpkg lock instead of failing: a second clean clone's
+# make test, started while the first one's install ran, failed on the lock at once.
 set -u
-state=${TMPDIR:-/tmp}/plimsoll-browser-deps
+root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$root/bin"
+state=$root/bin/browser-deps
+lock="-o DPkg::Lock::Timeout=600"
 case "${1:-}" in
 start)
 	rm -f "$state.rc"
@@ -19,7 +28,8 @@ start)
 	fi
 	echo "installing chromium for the live page's browser checks in the background (log: $state.log)"
 	(
-		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >"$state.log" 2>&1
+		flock "${TMPDIR:-/tmp}/plimsoll-browser-deps.lock" sh -c "command -v chromium >/dev/null 2>&1 ||
+			{ apt-get $lock update -qq && DEBIAN_FRONTEND=noninteractive apt-get $lock install -y -qq chromium; }" >"$state.log" 2>&1
 		echo $? >"$state.rc.tmp" && mv "$state.rc.tmp" "$state.rc"
 	) >/dev/null 2>&1 &
 	echo $! >"$state.pid"
