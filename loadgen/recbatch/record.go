@@ -126,7 +126,7 @@ func (c *cursor) varint() int64 {
 		if i == binary.MaxVarintLen64 {
 			break
 		}
-		u |= uint64(x&0x7f) << (7 * i)
+		u |= uint64(x&0x7f) << (7 * i & 63) // i < 10: the mask only spares the compiler a check
 		if x < 0x80 {
 			if i == binary.MaxVarintLen64-1 && x > 1 {
 				break // past 64 bits
