@@ -68,6 +68,7 @@ type consumer struct {
 
 	mu          sync.Mutex
 	e2e         [2]*hdr.Hist // end-to-end latency (intended -> consumed), by phase; drained by the collector
+	e2eRun      [2]*hdr.Run  // record into e2e; flushed (flushLatency) before every release of mu
 	pos         positions    // the member's own reading, for a rejoin after a lost session
 	consumedAll atomic.Int64
 	assigned    atomic.Int64 // partitions assigned to this member, the share's
@@ -96,8 +97,17 @@ func (c *consumer) resume(_ context.Context, fetched map[string]map[int32]kgo.Of
 }
 
 func newConsumer(run *runState, g *group, partBase map[string]int, pollLimit int) *consumer {
-	return &consumer{run: run, g: g, partBase: partBase, pollLimit: pollLimit, e2e: [2]*hdr.Hist{hdr.New(), hdr.New()},
+	c := &consumer{run: run, g: g, partBase: partBase, pollLimit: pollLimit, e2e: [2]*hdr.Hist{hdr.New(), hdr.New()},
 		pos: newPositions(g.ledger.Partitions())}
+	c.e2eRun = [2]*hdr.Run{hdr.NewRun(c.e2e[0]), hdr.NewRun(c.e2e[1])}
+	return c
+}
+
+// flushLatency puts the latencies recorded since the last flush into e2e. Callers hold mu and
+// flush before releasing it, so that whoever takes mu next (the collector) finds every one.
+func (c *consumer) flushLatency() {
+	c.e2eRun[0].Flush()
+	c.e2eRun[1].Flush()
 }
 
 // poolOpts are the options a consumer's client gets beside the run's: pools for the slices
@@ -160,6 +170,7 @@ func (c *consumer) handle(fs kgo.Fetches, now int64) {
 			}
 		}
 	}
+	c.flushLatency()
 	c.mu.Unlock()
 	g.mu.Unlock()
 	c.consumedAll.Add(n)
@@ -197,7 +208,7 @@ func (c *consumer) account(part int, offset int64, value []byte, now int64) int6
 		return 1
 	}
 	ph := c.run.phase(st.Intended)
-	c.e2e[ph].Record(now - st.Intended)
+	c.e2eRun[ph].Record(now - st.Intended) // a poll's or a response's latencies come in runs
 	l.Observe(part, offset, st.Producer, st.Seq, ph)
 	return 1
 }

@@ -60,6 +60,7 @@ func (s *fetchSink) Record(part int, offset int64, epoch int32, value []byte) {
 }
 
 func (s *fetchSink) Unlock() {
+	s.c.flushLatency()
 	s.c.mu.Unlock()
 	s.c.g.mu.Unlock()
 	s.c.consumedAll.Add(s.n)

@@ -70,11 +70,12 @@ func (p *Parser) NextRecord(r *Record) bool {
 }
 
 // decodeRecord decodes the record at the start of p.recs into r and moves past it, or names
-// what is wrong with it.
+// what is wrong with it. Its fields are read by inlined calls (varint, take); a field out of
+// its range is caught by the checks after them, which a cursor gone bad (nil bytes) fails too.
 func (p *Parser) decodeRecord(r *Record) string {
 	c := cursor{b: p.recs}
-	length := c.int32()
-	if c.bad || length < 0 || int(length) > len(c.b) {
+	length := c.varint()
+	if c.bad || length < 0 || length > int64(len(c.b)) {
 		return "its length runs past the batch"
 	}
 	body := cursor{b: c.b[:length]}
@@ -85,15 +86,15 @@ func (p *Parser) decodeRecord(r *Record) string {
 	r.Attributes = int8(body.b[0])
 	body.b = body.b[1:]
 	r.TimestampDelta = body.varint()
-	r.OffsetDelta = body.int32()
-	r.Key = body.bytes()
-	r.Value = body.bytes()
-	r.NumHeaders = body.int32()
-	if body.bad || r.NumHeaders < 0 {
+	offsetDelta := body.varint()
+	r.Key = body.take(body.varint())
+	r.Value = body.take(body.varint())
+	numHeaders := body.varint()
+	if body.bad || offsetDelta != int64(int32(offsetDelta)) || numHeaders < 0 || numHeaders > math.MaxInt32 {
 		return "its fields run past its length"
 	}
-	r.headers = body.b
-	if !body.skipHeaders(r.NumHeaders) || len(body.b) != 0 {
+	r.OffsetDelta, r.NumHeaders, r.headers = int32(offsetDelta), int32(numHeaders), body.b
+	if numHeaders != 0 && !body.skipHeaders(r.NumHeaders) || len(body.b) != 0 {
 		return "its headers do not fill its length"
 	}
 	p.stamp(r)
@@ -117,47 +118,37 @@ type cursor struct {
 	bad bool
 }
 
-// varint reads a zigzag varint (Kafka's varlong); most of a record's fields take one byte.
+// varint reads a zigzag varint (Kafka's varlong) of at most ten bytes, as binary.Varint
+// does. It is short enough for the compiler to inline: a record's fields cost no call each.
 func (c *cursor) varint() int64 {
-	if len(c.b) > 0 && c.b[0] < 0x80 {
-		u := int64(c.b[0])
-		c.b = c.b[1:]
-		return u>>1 ^ -(u & 1)
+	var u uint64
+	for i, x := range c.b {
+		if i == binary.MaxVarintLen64 {
+			break
+		}
+		u |= uint64(x&0x7f) << (7 * i & 63) // i < 10: the mask only spares the compiler a check
+		if x < 0x80 {
+			if i == binary.MaxVarintLen64-1 && x > 1 {
+				break // past 64 bits
+			}
+			c.b = c.b[i+1:]
+			return int64(u>>1) ^ -int64(u&1)
+		}
 	}
-	return c.longVarint()
-}
-
-// longVarint reads a zigzag varint of any length.
-func (c *cursor) longVarint() int64 {
-	v, n := binary.Varint(c.b)
-	if n <= 0 {
-		c.bad, c.b = true, nil
-		return 0
-	}
-	c.b = c.b[n:]
-	return v
-}
-
-// int32 reads a zigzag varint that must fit an int32 (Kafka's varint).
-func (c *cursor) int32() int32 {
-	v := c.varint()
-	if v < math.MinInt32 || v > math.MaxInt32 {
-		c.bad, c.b = true, nil
-		return 0
-	}
-	return int32(v)
+	c.bad, c.b = true, nil
+	return 0
 }
 
 // bytes reads a varint length and that many bytes: nil for length -1, a sub-slice otherwise.
-func (c *cursor) bytes() []byte {
-	n := c.int32()
-	switch {
-	case c.bad:
-		return nil
-	case n == -1:
-		return nil
-	case n < -1 || int(n) > len(c.b):
-		c.bad, c.b = true, nil
+func (c *cursor) bytes() []byte { return c.take(c.varint()) }
+
+// take returns the next n bytes as a sub-slice, nil for n == -1 (a null key, value or header
+// value); any other n the bytes do not hold makes the cursor bad.
+func (c *cursor) take(n int64) []byte {
+	if uint64(n) > uint64(len(c.b)) {
+		if n != -1 {
+			c.bad, c.b = true, nil
+		}
 		return nil
 	}
 	v := c.b[:n:n]
