@@ -198,7 +198,7 @@ func (c *consumer) account(part int, offset int64, value []byte, now int64) int6
 	}
 	ph := c.run.phase(st.Intended)
 	c.e2e[ph].Record(now - st.Intended)
-	l.Observe(part, offset, st.Producer, st.Seq, ph)
+	l.ObserveLane(part, offset, st.Producer, st.Lane, st.Seq, ph)
 	return 1
 }
 
