@@ -13,7 +13,7 @@ const StampSize = 24
 //
 //	[0:2]   magic "PL"
 //	[2]     version (1)
-//	[3]     flags: the low 3 bits the lane (Stamp.Lane), the rest reserved (0)
+//	[3]     flags: the low 4 bits the lane (Stamp.Lane), the rest reserved (0)
 //	[4:8]   producer id
 //	[8:16]  sequence within the producer, from 0
 //	[16:24] intended send time, ns on the run's monotonic clock
@@ -21,7 +21,7 @@ const (
 	stampMagic0  = 'P'
 	stampMagic1  = 'L'
 	stampVersion = 1
-	laneMask     = 7 // ledger.Lanes - 1
+	laneMask     = 15 // ledger.Lanes - 1
 	stampLaneAt  = 3 // the flags byte
 )
 

@@ -20,7 +20,7 @@ type Counts struct {
 // producer that sends a partition's batches over several idempotent sessions (the lean
 // producer's, loadgen/produce) keeps their order within each session only, so order is
 // checked per lane. Lane 0 is a producer with one stream.
-const Lanes = 8
+const Lanes = 16
 
 // Group is one consumer group's view of every message: which (producer, sequence)
 // pairs it has seen, the highest sequence per producer per partition (for ordering) and the

@@ -87,8 +87,8 @@ type Config struct {
 }
 
 // MaxSessions is the most sessions a Producer has: the lanes of plimsoll's ledger (a stamp
-// carries its session in 3 bits).
-const MaxSessions = 8
+// carries its session in 4 bits).
+const MaxSessions = 16
 
 // ErrClosed is the outcome of records still held when the Producer closed.
 var ErrClosed = errors.New("produce: producer closed")
