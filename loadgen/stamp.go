@@ -22,7 +22,7 @@ const (
 	stampMagic1  = 'L'
 	stampVersion = 1
 	laneMask     = 15 // ledger.Lanes - 1
-	stampLaneAt  = 3 // the flags byte
+	stampLaneAt  = 3  // the flags byte
 )
 
 // Errors returned by DecodeStamp. They are preallocated so decoding never allocates.

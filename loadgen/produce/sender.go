@@ -81,7 +81,7 @@ func (s *sender) init(p *Producer) {
 	s.p = p
 	s.metaCh = make(chan metaResult, 1)
 	s.pidCh = make(chan pidResult, 1)
-	s.growCh = make(chan growResult, 1)
+	s.growCh = make(chan growResult) // unbuffered: a session made after Close is closed by its maker
 	s.grow = grower{after: int64(p.cfg.GrowAfter), since: -1}
 }
 
@@ -179,8 +179,8 @@ func (s *sender) wait(timer *time.Timer) bool {
 		s.applyPID(r)
 		p.mu.Unlock()
 	case g := <-s.growCh:
-		s.growing = false
 		p.mu.Lock()
+		s.growing = false // under the mutex: tests read it
 		s.added(g)
 		p.mu.Unlock()
 	case <-p.stop:
