@@ -3,6 +3,7 @@ package produce
 import (
 	"context"
 	"encoding/binary"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -181,6 +182,27 @@ func produceRange(t *testing.T, p *Producer, lo, hi int) {
 		r.Tag = Tag{Seq: uint64(i), A: int64(r.Partition)}
 		if _, err := p.Produce(context.Background(), &r); err != nil {
 			t.Fatalf("Produce %d: %v", i, err)
+		}
+	}
+}
+
+// TestSessionsConfig: Config.Sessions defaults to MaxSessions, and a count out of range is
+// refused with the field and the range.
+func TestSessionsConfig(t *testing.T) {
+	for _, tc := range []struct {
+		sessions, want int
+		err            bool
+	}{{0, MaxSessions, false}, {1, 1, false}, {MaxSessions, MaxSessions, false}, {-1, 0, true}, {MaxSessions + 1, 0, true}} {
+		c := Config{Acks: -1, Topics: []string{"t"}, Done: func([]Tag, error) {}, Sessions: tc.sessions}
+		err := c.defaults()
+		if tc.err {
+			if err == nil || !strings.Contains(err.Error(), "Config.Sessions") {
+				t.Errorf("Sessions %d: error %v, want one naming Config.Sessions", tc.sessions, err)
+			}
+			continue
+		}
+		if err != nil || c.Sessions != tc.want || c.GrowAfter != 100*time.Millisecond {
+			t.Errorf("Sessions %d: %v, sessions %d grow after %v; want %d, 100ms", tc.sessions, err, c.Sessions, c.GrowAfter, tc.want)
 		}
 	}
 }

@@ -110,7 +110,7 @@ func (c *Config) defaults() error {
 		c.Sessions = MaxSessions
 	}
 	if c.Sessions < 1 || c.Sessions > MaxSessions {
-		return fmt.Errorf("produce: %d sessions: 1 to %d", c.Sessions, MaxSessions)
+		return fmt.Errorf("produce: Config.Sessions %d: set 1 to %d (0 for %d)", c.Sessions, MaxSessions, MaxSessions)
 	}
 	if len(c.Topics) == 0 || c.Done == nil {
 		return errors.New("produce: no topics or no Done")
