@@ -225,7 +225,7 @@ func (r *runner) fillClient(cs *ClientSignals, col *collector, st *execState, pr
 	cs.MaxInFlight = col.maxFlight
 	cs.WindowShare, cs.FullBatchShare, cs.Batches = windowSignals(startK, endK)
 	cs.WindowLimit = col.windowLimit()
-	cs.LeanMaxInFlight = leanMaxInFlight(col.prods)
+	cs.LeanMaxInFlight, cs.LeanSessions = leanMaxInFlight(col.prods)
 	cs.CPUSeconds = endK.cpu - startK.cpu
 	if acked := endK.acked - startK.acked; acked > 0 {
 		cs.CPUPerMillion = cs.CPUSeconds / float64(acked) * 1e6

@@ -209,7 +209,7 @@ func (c *consumer) account(part int, offset int64, value []byte, now int64) int6
 	}
 	ph := c.run.phase(st.Intended)
 	c.e2eRun[ph].Record(now - st.Intended) // a poll's or a response's latencies come in runs
-	l.Observe(part, offset, st.Producer, st.Seq, ph)
+	l.ObserveLane(part, offset, st.Producer, st.Lane, st.Seq, ph)
 	return 1
 }
 

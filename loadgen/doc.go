@@ -65,10 +65,11 @@
 //
 // Each consumer group keeps, per producer, the set of sequences it has seen (a bitmap in 64 Ki
 // chunks, released once full, so memory follows the consumers' lag rather than the run's
-// length), the highest sequence per partition per producer and the highest offset per
-// partition. A sequence seen again is duplicated (redelivered if its offset had been read
-// before, i.e. a replay after a rebalance); a first sighting below the highest sequence of its
-// producer on its partition is out of order. After the drain, a sequence acknowledged and never
+// length), the highest sequence per partition per producer (per lane: the lean producer's
+// session, which its stamp carries, since order holds within a session only) and the highest
+// offset per partition. A sequence seen again is duplicated (redelivered if its offset had
+// been read before, i.e. a replay after a rebalance); a first sighting below the highest
+// sequence of its producer on its lane of its partition is out of order. After the drain, a sequence acknowledged and never
 // seen is lost if the group read to the end of every partition, otherwise unconsumed. Messages
 // the producer failed are failed, and those still in flight when the producers stopped waiting
 // for them are in flight at the end: neither was acknowledged, and neither is ever lost.

@@ -209,8 +209,9 @@ func (r *runner) leanProducer(p *producer, i int) error {
 	if err != nil {
 		return err
 	}
-	// The window meter watches this client's requests: up to MaxInFlight per broker.
-	win := newWindowMeter(cfg.MaxInFlight, int32(cfg.BatchBytes), int32(r.payloads.size+r.keys.maxLen()+recordOverhead), r.opts.Clock.Now)
+	// The window meter watches every session's client: up to MaxInFlight per broker each, so
+	// the producer's window is full only when its last session's is.
+	win := newWindowMeter(cfg.MaxInFlight*cfg.Sessions, int32(cfg.BatchBytes), int32(r.payloads.size+r.keys.maxLen()+recordOverhead), r.opts.Clock.Now)
 	cfg.Opts = append(cfg.Opts, kgo.WithHooks(win))
 	cfg.BatchAcked = func(n int) {
 		win.batches.Add(1)

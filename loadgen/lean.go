@@ -77,7 +77,17 @@ func leanConfig(pc *kafkaprops.Producer, opts []kgo.Opt, topics []string, now fu
 		c.MaxInFlight = 5
 	}
 	c.BufferBatches = int(max(pc.BufferMemory/int64(max(pc.BatchSize, 1)), 1))
+	// Up to MaxSessions independent sessions, added while every one's window is full; each
+	// message's stamp carries its session, so the ledger checks order per session.
+	c.Sessions, c.MarkLane = produce.MaxSessions, markLane
 	return c, nil
+}
+
+// markLane writes the lean producer's session into a message's stamp (its lane).
+func markLane(value []byte, session int) {
+	if len(value) >= StampSize && value[0] == stampMagic0 && value[1] == stampMagic1 {
+		value[stampLaneAt] = value[stampLaneAt]&^laneMask | byte(session)&laneMask
+	}
 }
 
 // newLeanSink starts the lean path for p, with the partitioner franz-go would have used.
@@ -158,15 +168,16 @@ func (p *producer) leanDone(tags []produce.Tag, err error) {
 }
 
 // leanMaxInFlight is the most produce requests any lean producer had in flight to one broker
-// at once over the run (0 without the lean path).
-func leanMaxInFlight(prods []*producer) int {
-	n := 0
+// at once in one session over the run, and the most sessions any had (0, 0 without the lean
+// path).
+func leanMaxInFlight(prods []*producer) (inFlight, sessions int) {
 	for _, p := range prods {
 		if p.lean != nil {
-			n = max(n, p.lean.pr.Stats().MaxInFlight)
+			st := p.lean.pr.Stats()
+			inFlight, sessions = max(inFlight, st.MaxInFlight), max(sessions, st.Sessions)
 		}
 	}
-	return n
+	return inFlight, sessions
 }
 
 // finish flushes until flushBy, then closes the lean producer: what it still holds is reported

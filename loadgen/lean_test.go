@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plimsoll/plimsoll/loadgen/produce"
 	"github.com/plimsoll/plimsoll/workload"
 )
 
@@ -56,8 +57,8 @@ func TestRunLeanAgainstKfake(t *testing.T) {
 			if res.Latency.Publish.Count != n.Acked || res.Latency.EndToEnd.Count != n.Consumed {
 				t.Errorf("latencies not recorded: publish %+v end-to-end %+v", res.Latency.Publish, res.Latency.EndToEnd)
 			}
-			if res.Client.LeanMaxInFlight < 1 || res.Client.WindowLimit != 5 {
-				t.Errorf("lean max in flight %d, window limit %d: want at least 1 and 5", res.Client.LeanMaxInFlight, res.Client.WindowLimit)
+			if res.Client.LeanMaxInFlight < 1 || res.Client.WindowLimit != 5*produce.MaxSessions {
+				t.Errorf("lean max in flight %d, window limit %d: want at least 1 and 5 per session (of up to produce.MaxSessions)", res.Client.LeanMaxInFlight, res.Client.WindowLimit)
 			}
 		})
 	}

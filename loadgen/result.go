@@ -224,8 +224,12 @@ type ClientSignals struct {
 	FullBatchShare float64 `json:"full_batch_share"`
 	Batches        int64   `json:"batches"`
 	// LeanMaxInFlight is the most produce requests one producer had in flight to one broker
-	// at once over the run, on plimsoll's own produce path (Options.LeanProducer) only.
+	// at once in one of its sessions over the run, on plimsoll's own produce path
+	// (Options.LeanProducer) only; there WindowLimit is 5 per session times the most sessions.
 	LeanMaxInFlight int `json:"lean_max_in_flight,omitempty"`
+	// LeanSessions is the most sessions one lean producer ran (each its own connections and
+	// producer id, added while every session's window was full; loadgen/produce).
+	LeanSessions int `json:"lean_sessions,omitempty"`
 	// CPU used by this process (user + system) during the window, its share of the host's
 	// CPUs, and per million messages acknowledged during the window (by arrival, like the CPU).
 	CPUSeconds    float64 `json:"cpu_seconds"`

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plimsoll/plimsoll/loadgen/produce"
 	"github.com/plimsoll/plimsoll/localkafka"
 	"github.com/plimsoll/plimsoll/results"
 	"github.com/plimsoll/plimsoll/verdict"
@@ -46,8 +47,8 @@ func TestFaultsUnderLoad(t *testing.T) {
 	t.Run("kill", func(t *testing.T) {
 		victim, prefix := coordinatorVictim(t, clusterDir, 2, 3, 1)
 		r := faultCheck(t, clusterDir, fmt.Sprintf("kill %d at 5s for 10s", victim), "25s", "--topic-prefix", prefix, "--lean-producer")
-		if r.Counts.OutOfOrder != 0 || r.Client.WindowLimit != 5 {
-			t.Errorf("counts %+v, window limit %d: want the lean path's (5 requests in flight), nothing out of order", r.Counts, r.Client.WindowLimit)
+		if r.Counts.OutOfOrder != 0 || r.Client.WindowLimit != 5*produce.MaxSessions {
+			t.Errorf("counts %+v, window limit %d: want the lean path's (5 requests in flight per session, %d sessions), nothing out of order", r.Counts, r.Client.WindowLimit, produce.MaxSessions)
 		}
 	})
 	// With local workers the coordinator runs the fault on the plan's schedule and the workers'

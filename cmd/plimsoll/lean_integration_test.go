@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/plimsoll/plimsoll/loadgen/produce"
 	"github.com/plimsoll/plimsoll/results"
 )
 
@@ -53,12 +54,10 @@ func TestLeanProducerNoLoss(t *testing.T) {
 // acknowledged is lost, duplicated or out of order. It ran on a one-broker cluster of its own
 // until that cluster's start (about 20 s) weighed on the suite's 30 minutes.
 //
-// It replaces a test against TestProducerWindowBound's slow-acknowledging cluster (a follower
-// fetch waiting 400 ms), which the lean producer failed: five requests in flight there carry
-// no more than one, since a broker handles one request of a connection at a time (it mutes
-// the connection until it has answered), so each waits its own 400 ms; one lean producer moved
-// about 40 msgs/s where one franz-go producer moved 76 and eight 754 (docs/lean-producer.md).
-// Against acknowledgements that wait on replication, only more connections help.
+// Against TestProducerWindowBound's slow-acknowledging cluster (a follower fetch waiting 400
+// ms) five requests in flight on one connection carry no more than one, since a broker handles
+// one request of a connection at a time; the lean producer's sessions (more connections, each
+// its own producer id) carry it there, checked by leanWindowCheck.
 func leanShapedLinkCheck(t *testing.T, dir string) {
 	out := t.TempDir()
 	_, stderr, code := plimsoll(t, "run", "--cluster-dir", dir, "--rate", "3000", "--message-size", "1000",
@@ -69,10 +68,10 @@ func leanShapedLinkCheck(t *testing.T, dir string) {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
 	r := readTrial(t, out)
-	t.Logf("produced %.0f msgs/s; at most %d requests in flight to the broker (window limit %d, at it %.0f%% of the window); counts %+v",
-		r.ProducedMsgsPerSec, r.Client.LeanMaxInFlight, r.Client.WindowLimit, 100*r.Client.WindowShare, r.Counts)
-	if r.Client.LeanMaxInFlight < 2 || r.Client.WindowLimit != 5 {
-		t.Errorf("at most %d request in flight to the broker (window limit %d): want more than 1, up to 5", r.Client.LeanMaxInFlight, r.Client.WindowLimit)
+	t.Logf("produced %.0f msgs/s; at most %d requests in flight to the broker in a session, %d sessions (window limit %d, at it %.0f%% of the window); counts %+v",
+		r.ProducedMsgsPerSec, r.Client.LeanMaxInFlight, r.Client.LeanSessions, r.Client.WindowLimit, 100*r.Client.WindowShare, r.Counts)
+	if r.Client.LeanMaxInFlight < 2 || r.Client.WindowLimit != 5*produce.MaxSessions {
+		t.Errorf("at most %d request in flight to the broker (window limit %d): want more than 1, up to 5 per session, %d sessions", r.Client.LeanMaxInFlight, r.Client.WindowLimit, produce.MaxSessions)
 	}
 	if c := r.Counts; c.Lost != 0 || c.Duplicated != 0 || c.OutOfOrder != 0 || c.Acked == 0 {
 		t.Errorf("counts %+v; want records acknowledged, none lost, duplicated or out of order", c)

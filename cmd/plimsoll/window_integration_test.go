@@ -3,12 +3,12 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/plimsoll/plimsoll/results"
 )
 
 // TestProducerWindowBound makes the brokers slow to acknowledge (a follower fetch waits for
@@ -28,36 +28,55 @@ func TestProducerWindowBound(t *testing.T) {
 		t.Fatalf("cluster up: exit %d\n%s", code, stderr)
 	}
 	t.Cleanup(func() { plimsoll(t, "cluster", "down", "--cluster-dir", dir) })
-	produced := func(producers string) (float64, string, []string, string) {
+	produced := func(producers string, extra ...string) (results.Trial, string, []string, string) {
 		out := t.TempDir()
-		_, stderr, code := plimsoll(t, "run", "--cluster-dir", dir, "--rate", "1000", "--message-size", "1000",
-			"--partitions", "3", "--producers", producers, "--duration", "8s", "--warmup", "3s", "--drain-timeout", "20s", "--out", out)
+		args := append([]string{"run", "--cluster-dir", dir, "--rate", "1000", "--message-size", "1000",
+			"--partitions", "3", "--producers", producers, "--duration", "8s", "--warmup", "3s", "--drain-timeout", "20s", "--out", out}, extra...)
+		_, stderr, code := plimsoll(t, args...)
 		if code != ExitOK && code != ExitInvalid && code != ExitOverloaded {
-			t.Fatalf("run with %s producers: exit %d\n%s", producers, code, stderr)
+			t.Fatalf("run with %s producers %v: exit %d\n%s", producers, extra, code, stderr)
 		}
 		state, bottleneck, criteria, why := verdictOf(t, out)
-		data, err := os.ReadFile(filepath.Join(out, "result.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r struct {
-			Produced float64 `json:"produced_msgs_per_sec"`
-		}
-		if err := json.Unmarshal(data, &r); err != nil {
-			t.Fatal(err)
-		}
-		return r.Produced, state + ": " + bottleneck, criteria, why
+		return readTrial(t, out), state + ": " + bottleneck, criteria, why
 	}
-	one, verdict, criteria, why := produced("1")
+	r1, verdict, criteria, why := produced("1")
+	one := r1.ProducedMsgsPerSec
 	if !strings.HasPrefix(verdict, "invalid: plimsoll (the load generator): the producers' request window") || !slices.Contains(criteria, "client-bound") {
 		t.Errorf("one producer on slow acknowledgements: %s, want invalid, the producers' request window\n%s", verdict, why)
 	}
 	if one > 300 {
 		t.Errorf("one producer got %.0f msgs/s through; the window allows about 120", one)
 	}
-	eight, _, _, _ := produced("8")
+	r8, _, _, _ := produced("8")
+	eight := r8.ProducedMsgsPerSec
 	if eight < 4*one {
 		t.Errorf("8 producers got %.0f msgs/s through, 1 got %.0f: more windows should carry about 8 times as much", eight, one)
 	}
 	t.Logf("1 producer %.0f msgs/s (%s); 8 producers %.0f msgs/s", one, verdict, eight)
+	leanWindowCheck(t, produced, eight)
+}
+
+// leanWindowCheck (issue 15's acceptance): one lean producer process (--lean-producer
+// --producers 1) on the same slow acknowledgements moves at least as much as the eight
+// franz-go producers just did, keeps more than one request in flight per broker, and the
+// verdict does not blame its window. Its sessions (each its own connections and producer id,
+// added while every session's window is full) are what carry it: a broker handles one request
+// of a connection at a time, so requests in flight on one connection wait on each other.
+func leanWindowCheck(t *testing.T, produced func(string, ...string) (results.Trial, string, []string, string), eight float64) {
+	r, verdict, _, why := produced("1", "--lean-producer")
+	c := r.Client
+	t.Logf("1 lean producer %.0f msgs/s (%s); at most %d requests in flight to a broker in a session, %d sessions, window limit %d, at it %.0f%%; counts %+v",
+		r.ProducedMsgsPerSec, verdict, c.LeanMaxInFlight, c.LeanSessions, c.WindowLimit, 100*c.WindowShare, r.Counts)
+	if r.ProducedMsgsPerSec < eight {
+		t.Errorf("one lean producer got %.0f msgs/s through, 8 franz-go producers %.0f: want at least as much", r.ProducedMsgsPerSec, eight)
+	}
+	if strings.Contains(verdict+why, "request window") {
+		t.Errorf("one lean producer: the verdict blames the producers' window: %s\n%s", verdict, why)
+	}
+	if c.LeanMaxInFlight < 2 || c.LeanSessions < 2 {
+		t.Errorf("one lean producer: at most %d requests in flight to a broker, %d sessions: want more than 1 of each", c.LeanMaxInFlight, c.LeanSessions)
+	}
+	if n := r.Counts; n.Lost != 0 || n.Duplicated != 0 || n.OutOfOrder != 0 {
+		t.Errorf("one lean producer: counts %+v, want nothing lost, duplicated or out of order", n)
+	}
 }

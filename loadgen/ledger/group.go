@@ -13,8 +13,14 @@ type Counts struct {
 	Consumed    int64 // records received, repeats included
 	Duplicated  int64 // records whose (producer, sequence) the group had already seen
 	Redelivered int64 // of Duplicated: re-reads of an offset the group had consumed (rebalance replay)
-	OutOfOrder  int64 // first sightings below the highest sequence seen from that producer on that partition
+	OutOfOrder  int64 // first sightings below the highest sequence seen from that producer (and lane) on that partition
 }
+
+// Lanes is how many independent ordered streams one producer may write to a partition: a
+// producer that sends a partition's batches over several idempotent sessions (the lean
+// producer's, loadgen/produce) keeps their order within each session only, so order is
+// checked per lane. Lane 0 is a producer with one stream.
+const Lanes = 16
 
 // Group is one consumer group's view of every message: which (producer, sequence)
 // pairs it has seen, the highest sequence per producer per partition (for ordering) and the
@@ -26,7 +32,8 @@ type Group struct {
 
 	producers int
 	seen      []SeqSet // by producer
-	high      []uint64 // [part*producers+producer]: highest sequence seen + 1; 0 = none
+	high      []uint64 // [part*producers+producer]: highest sequence seen + 1 on lane 0; 0 = none
+	laneHigh  []uint64 // the same for lanes 1 to Lanes-1, [(part*producers+producer)*(Lanes-1)+lane-1], made on first use
 	offs      []int64  // by partition: highest offset consumed; -1 = none
 }
 
@@ -49,7 +56,14 @@ func NewGroup(partitions, producers int) *Group {
 // topics), its offset, the producer and sequence of its stamp, and its phase. It does not
 // allocate.
 func (g *Group) Observe(part int, offset int64, producer uint32, seq uint64, phase int) {
-	if int(producer) >= g.producers || part < 0 || part >= len(g.offs) {
+	g.ObserveLane(part, offset, producer, 0, seq, phase)
+}
+
+// ObserveLane is Observe for a record its producer wrote on the given lane (below Lanes): its
+// order is checked against the producer's earlier records on that lane of the partition only.
+// It allocates once, on the first record of a lane above 0.
+func (g *Group) ObserveLane(part int, offset int64, producer uint32, lane uint8, seq uint64, phase int) {
+	if int(producer) >= g.producers || part < 0 || part >= len(g.offs) || lane >= Lanes {
 		g.Foreign++
 		return
 	}
@@ -69,12 +83,23 @@ func (g *Group) Observe(part int, offset int64, producer uint32, seq uint64, pha
 	if replay {
 		return // first sighting on a re-read: the order of the log was checked on the first read
 	}
-	h := &g.high[part*g.producers+int(producer)]
+	h := g.highOf(part*g.producers+int(producer), lane)
 	if seq+1 < *h {
 		c.OutOfOrder++
 		return
 	}
 	*h = seq + 1
+}
+
+// highOf is the highest sequence + 1 seen on a lane of a (partition, producer) pair, i.
+func (g *Group) highOf(i int, lane uint8) *uint64 {
+	if lane == 0 {
+		return &g.high[i]
+	}
+	if g.laneHigh == nil {
+		g.laneHigh = make([]uint64, len(g.high)*(Lanes-1))
+	}
+	return &g.laneHigh[i*(Lanes-1)+int(lane)-1]
 }
 
 // Skip accounts for a record read on partition part that carries no stamp of the run (a

@@ -8,6 +8,7 @@ type rec struct {
 	offset int64
 	prod   uint32
 	seq    uint64
+	lane   uint8 // 0 unless given
 }
 
 func TestGroupLedger(t *testing.T) {
@@ -16,24 +17,32 @@ func TestGroupLedger(t *testing.T) {
 		recs []rec
 		want Counts
 	}{
-		{"in order", []rec{{0, 0, 0, 0}, {0, 1, 0, 1}, {1, 0, 0, 2}, {0, 2, 1, 0}},
+		{"in order", []rec{{0, 0, 0, 0, 0}, {0, 1, 0, 1, 0}, {1, 0, 0, 2, 0}, {0, 2, 1, 0, 0}},
 			Counts{Consumed: 4}},
-		{"interleaved partitions are not out of order", []rec{{0, 0, 0, 5}, {1, 0, 0, 3}, {1, 1, 0, 4}, {0, 1, 0, 6}},
+		{"interleaved partitions are not out of order", []rec{{0, 0, 0, 5, 0}, {1, 0, 0, 3, 0}, {1, 1, 0, 4, 0}, {0, 1, 0, 6, 0}},
 			Counts{Consumed: 4}},
-		{"second copy in the log", []rec{{0, 0, 0, 0}, {0, 1, 0, 1}, {0, 2, 0, 1}},
+		{"second copy in the log", []rec{{0, 0, 0, 0, 0}, {0, 1, 0, 1, 0}, {0, 2, 0, 1, 0}},
 			Counts{Consumed: 3, Duplicated: 1}},
-		{"rebalance replay", []rec{{0, 0, 0, 0}, {0, 1, 0, 1}, {0, 0, 0, 0}, {0, 1, 0, 1}, {0, 2, 0, 2}},
+		{"rebalance replay", []rec{{0, 0, 0, 0, 0}, {0, 1, 0, 1, 0}, {0, 0, 0, 0, 0}, {0, 1, 0, 1, 0}, {0, 2, 0, 2, 0}},
 			Counts{Consumed: 5, Duplicated: 2, Redelivered: 2}},
-		{"out of order on one partition", []rec{{0, 0, 0, 0}, {0, 1, 0, 2}, {0, 2, 0, 1}, {0, 3, 0, 3}},
+		{"out of order on one partition", []rec{{0, 0, 0, 0, 0}, {0, 1, 0, 2, 0}, {0, 2, 0, 1, 0}, {0, 3, 0, 3, 0}},
 			Counts{Consumed: 4, OutOfOrder: 1}},
-		{"ordering is per producer", []rec{{0, 0, 0, 9}, {0, 1, 1, 2}, {0, 2, 0, 10}},
+		{"ordering is per producer", []rec{{0, 0, 0, 9, 0}, {0, 1, 1, 2, 0}, {0, 2, 0, 10, 0}},
 			Counts{Consumed: 3}},
-		{"same sequence from two producers is no duplicate", []rec{{0, 0, 0, 7}, {0, 1, 1, 7}},
+		{"same sequence from two producers is no duplicate", []rec{{0, 0, 0, 7, 0}, {0, 1, 1, 7, 0}},
 			Counts{Consumed: 2}},
+		{"ordering is per lane", []rec{{0, 0, 0, 5, 1}, {0, 1, 0, 3, 2}, {0, 2, 0, 4, 0}, {0, 3, 0, 6, 2}, {0, 4, 0, 7, 1}},
+			Counts{Consumed: 5}},
+		{"out of order within a lane", []rec{{0, 0, 0, 5, 3}, {0, 1, 0, 6, 7}, {0, 2, 0, 4, 3}, {1, 0, 0, 1, 3}},
+			Counts{Consumed: 4, OutOfOrder: 1}},
+		{"lanes are per producer and partition", []rec{{0, 0, 0, 5, 2}, {0, 1, 1, 3, 2}, {1, 0, 0, 4, 2}},
+			Counts{Consumed: 3}},
+		{"a duplicate on another lane is still one", []rec{{0, 0, 0, 5, 1}, {0, 1, 0, 5, 2}},
+			Counts{Consumed: 2, Duplicated: 1}},
 	} {
 		l := NewGroup(2, 2)
 		for _, r := range tc.recs {
-			l.Observe(r.part, r.offset, r.prod, r.seq, Measured)
+			l.ObserveLane(r.part, r.offset, r.prod, r.lane, r.seq, Measured)
 		}
 		if got := l.Counts[Measured]; got != tc.want {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
@@ -43,11 +52,12 @@ func TestGroupLedger(t *testing.T) {
 
 func TestGroupLedgerForeignAndPhases(t *testing.T) {
 	l := NewGroup(1, 1)
-	l.Observe(0, 0, 5, 0, Measured) // unknown producer
-	l.Observe(3, 0, 0, 0, Measured) // unknown partition
+	l.Observe(0, 0, 5, 0, Measured)            // unknown producer
+	l.Observe(3, 0, 0, 0, Measured)            // unknown partition
+	l.ObserveLane(0, 3, 0, Lanes, 0, Measured) // no such lane
 	l.Observe(0, 1, 0, 0, Excluded)
 	l.Observe(0, 2, 0, 1, Measured)
-	if l.Foreign != 2 || l.Counts[Excluded].Consumed != 1 || l.Counts[Measured].Consumed != 1 {
+	if l.Foreign != 3 || l.Counts[Excluded].Consumed != 1 || l.Counts[Measured].Consumed != 1 {
 		t.Errorf("foreign %d counts %+v", l.Foreign, l.Counts)
 	}
 }

@@ -60,8 +60,9 @@ func fetchMetadata(ctx context.Context, cl *kgo.Client, topics []string) (metaRe
 	return m, nil
 }
 
-// applyMetadata sets every partition's leader and each broker's partitions. Partitions a topic
-// gained since New are not produced to. Called with the mutex held (or before the sender runs).
+// applyMetadata sets every partition's leader and, in every session, each broker's partitions.
+// Partitions a topic gained since New are not produced to. Called with the mutex held (or
+// before the sender runs).
 func (s *sender) applyMetadata(m metaResult) {
 	s.metaAt = s.p.cfg.Now()
 	if s.topics == nil {
@@ -71,10 +72,17 @@ func (s *sender) applyMetadata(m metaResult) {
 			s.topics[i] = m.topics[i]
 		}
 	}
-	for _, br := range s.brokers {
+	for _, ss := range s.p.sessions {
+		s.layOut(ss, m)
+	}
+}
+
+// layOut puts each of ss's partitions under its leader's brokerState.
+func (s *sender) layOut(ss *session, m metaResult) {
+	for _, br := range ss.brokers {
 		br.parts = br.parts[:0]
 	}
-	for _, pt := range s.p.parts {
+	for _, pt := range ss.parts {
 		ls := m.topics[pt.topic].partitions
 		pt.leader = -1
 		if int(pt.partition) < len(ls) {
@@ -84,12 +92,12 @@ func (s *sender) applyMetadata(m metaResult) {
 			s.metaWant = true // ask again until every partition has a leader
 			continue
 		}
-		br := s.brokers[pt.leader]
+		br := ss.brokers[pt.leader]
 		if br == nil {
-			br = &brokerState{id: pt.leader}
-			s.brokers[pt.leader] = br
-			s.order = append(s.order, br)
-			slices.SortFunc(s.order, func(a, b *brokerState) int { return int(a.id - b.id) })
+			br = &brokerState{id: pt.leader, s: ss}
+			ss.brokers[pt.leader] = br
+			ss.order = append(ss.order, br)
+			slices.SortFunc(ss.order, func(a, b *brokerState) int { return int(a.id - b.id) })
 		}
 		br.parts = append(br.parts, pt)
 	}

@@ -21,7 +21,9 @@ type batch struct {
 	ts0     int64 // the first record's timestamp (ms), the batch's base
 	created int64 // clock time of its first record
 
-	pt        *part
+	vals []valueRef // where each record's value is in w (only with Config.MarkLane)
+
+	pt        *part  // the session's partition that sent it, once first sent
 	bytes     []byte // the finished batch, once first sent
 	seq       int32  // its base sequence, once first sent
 	id        producerID
@@ -31,9 +33,12 @@ type batch struct {
 	attempts  int
 }
 
+// valueRef is a record's value in its batch's Writer.
+type valueRef struct{ at, n int32 }
+
 func (b *batch) reset() {
 	b.w.Reset()
-	b.tags = b.tags[:0]
+	b.tags, b.vals = b.tags[:0], b.vals[:0]
 	b.pt, b.bytes, b.seq, b.id = nil, nil, -1, noID
 	b.inFlight, b.unknown, b.notBefore, b.attempts = false, false, 0, 0
 }
@@ -41,15 +46,20 @@ func (b *batch) reset() {
 // records is the batch's record count.
 func (b *batch) records() int32 { return int32(len(b.tags)) }
 
-// part is one partition's state: its open batch and queue (shared with Produce, under the
-// Producer's mutex) and what the sender keeps.
+// slot is one partition's records not yet given to a session: its open batch and its sealed
+// batches, shared by Produce and the sender under the Producer's mutex.
+type slot struct {
+	open  *batch   // records being added
+	queue []*batch // sealed, never sent: the next session with room takes the head
+}
+
+// part is one partition's state in one session (the sender's): the batches the session sent
+// and its sequences. Its sl is the partition's slot, shared by every session.
 type part struct {
 	topic     int
 	partition int32
 	leader    int32 // -1: not known
-
-	open  *batch   // records being added
-	queue []*batch // sealed, never sent
+	sl        *slot
 
 	unacked   []*batch // sent at least once, not finished, in sequence order
 	inflight  int      // of unacked, those in a request now
@@ -57,6 +67,11 @@ type part struct {
 	needReset bool     // a gap in the sequences: a new producer id before anything is sent
 	id        producerID
 	nextSeq   int32
+	// established: a batch of pt was acknowledged under id. Until then the broker may hold no
+	// state for id on the partition, and since KIP-360 it accepts any first sequence from such
+	// a producer: a later batch could be written before an earlier one that failed. So until
+	// then pt has one batch outstanding.
+	established bool
 }
 
 // maxUnacked is the most batches of one partition an idempotent producer has outstanding: the
@@ -64,7 +79,8 @@ type part struct {
 const maxUnacked = 5
 
 // next returns the batch pt may send now, or nil: an unacknowledged batch first (in sequence
-// order, once its backoff has passed), then a queued one, given the idempotent window.
+// order, once its backoff has passed), then the head of the slot's queue, given the idempotent
+// window.
 // Batches it finds past their delivery deadline go to expired instead. It does not mark the
 // batch sent.
 func (pt *part) next(now int64, idempotent bool, deliveryTimeout int64, expired func(*batch, bool)) *batch {
@@ -92,25 +108,39 @@ func (pt *part) next(now int64, idempotent bool, deliveryTimeout int64, expired 
 		}
 		return b
 	}
-	if idempotent && len(pt.unacked) >= maxUnacked {
+	if idempotent && (len(pt.unacked) >= maxUnacked || !pt.established && len(pt.unacked) > 0) {
 		return nil
 	}
-	for len(pt.queue) > 0 {
-		b := pt.queue[0]
+	for len(pt.sl.queue) > 0 {
+		b := pt.sl.queue[0]
 		if now-b.created <= deliveryTimeout {
 			return b
 		}
-		pt.queue = pt.queue[1:]
+		pt.sl.queue = pt.sl.queue[1:]
 		expired(b, false) // never sent: nothing to undo
 	}
 	return nil
 }
 
-// start marks b, returned by next, as sent: a queued batch gets its sequence and its bytes.
-func (pt *part) start(b *batch, idempotent bool) {
+// full reports whether pt's session can send no new batch of pt to br for its window: br's
+// requests in flight at maxInFlight or, idempotent, pt's batches outstanding at five (or at
+// one, its first under its producer id).
+func (pt *part) full(br *brokerState, maxInFlight int, idempotent bool) bool {
+	return len(br.calls) >= maxInFlight ||
+		idempotent && (len(pt.unacked) >= maxUnacked || !pt.established && len(pt.unacked) > 0)
+}
+
+// start marks b, returned by next, as sent: a queued batch gets its sequence and its bytes,
+// its records' values first given to mark (if not nil) with the session's index.
+func (pt *part) start(b *batch, idempotent bool, mark func([]byte, int), session int) {
 	if b.bytes == nil {
-		pt.queue = pt.queue[1:]
+		pt.sl.queue = pt.sl.queue[1:]
 		b.pt = pt
+		if mark != nil {
+			for _, v := range b.vals {
+				mark(b.w.Value(int(v.at), int(v.n)), session)
+			}
+		}
 		p := recbatch.NoProducer
 		if idempotent {
 			b.id, b.seq = pt.id, pt.nextSeq
@@ -161,7 +191,7 @@ func (pt *part) retry(b *batch, unknown bool, notBefore int64) {
 // (b.unknown) are returned, to be failed, since sending them again under a new id could write
 // them twice.
 func (pt *part) restamp(id producerID) (failed []*batch) {
-	pt.id, pt.nextSeq, pt.needReset = id, 0, false
+	pt.id, pt.nextSeq, pt.needReset, pt.established = id, 0, false, false
 	kept := pt.unacked[:0]
 	for _, b := range pt.unacked {
 		if b.unknown {

@@ -41,12 +41,12 @@ func TestPartNext(t *testing.T) {
 	var expired []*batch
 	var expiredSent []bool
 	onExpire := func(b *batch, sent bool) { expired, expiredSent = append(expired, b), append(expiredSent, sent) }
-	pt := &part{id: producerID{7, 1}}
+	pt := &part{id: producerID{7, 1}, sl: &slot{}, established: true} // a batch acknowledged before
 	var bs []*batch
 	for range 7 {
 		b := sealedBatch(3, 0)
 		bs = append(bs, b)
-		pt.queue = append(pt.queue, b)
+		pt.sl.queue = append(pt.sl.queue, b)
 	}
 	// Five go out, sequences 0, 3, 6, 9, 12; the sixth waits for the window.
 	for i := range 5 {
@@ -54,7 +54,7 @@ func TestPartNext(t *testing.T) {
 		if b != bs[i] {
 			t.Fatalf("next %d: not the queue's head", i)
 		}
-		pt.start(b, true)
+		pt.start(b, true, nil, 0)
 		if b.seq != int32(3*i) {
 			t.Errorf("batch %d: sequence %d, want %d", i, b.seq, 3*i)
 		}
@@ -88,7 +88,7 @@ func TestPartNext(t *testing.T) {
 		if b != bs[i] {
 			t.Fatalf("resend: got another batch than %d", i)
 		}
-		pt.start(b, true)
+		pt.start(b, true, nil, 0)
 		if b.seq != int32(3*i) || b.attempts != 2 {
 			t.Errorf("resend %d: sequence %d attempts %d", i, b.seq, b.attempts)
 		}
@@ -110,6 +110,9 @@ func TestPartNext(t *testing.T) {
 	if pt.nextSeq != 9 {
 		t.Errorf("next sequence %d, want 9", pt.nextSeq)
 	}
+	if pt.established {
+		t.Error("a partition under a new producer id is established before any batch is acknowledged")
+	}
 	// Past the delivery timeout: a queued batch expires unsent; an unacknowledged one expires as
 	// sent (its partition's other batches are the caller's to fail).
 	pt.unacked = nil
@@ -117,8 +120,8 @@ func TestPartNext(t *testing.T) {
 		t.Fatalf("expiry of the queue: next %v, expired %d %v", b, len(expired), expiredSent)
 	}
 	u := sealedBatch(1, 0)
-	pt.queue = append(pt.queue, u)
-	pt.start(u, true)
+	pt.sl.queue = append(pt.sl.queue, u)
+	pt.start(u, true, nil, 0)
 	pt.returned(u)
 	pt.retry(u, true, 0)
 	pt.draining = false
@@ -127,17 +130,60 @@ func TestPartNext(t *testing.T) {
 	}
 }
 
+// TestPartFirstBatchAlone: under a producer id the broker may know nothing of (no batch of the
+// partition acknowledged under it yet), the partition's first batch goes alone; once it is
+// acknowledged, up to five go.
+func TestPartFirstBatchAlone(t *testing.T) {
+	pt := &part{id: producerID{9, 0}, sl: &slot{}}
+	var bs []*batch
+	for range 7 {
+		b := sealedBatch(2, 0)
+		bs = append(bs, b)
+		pt.sl.queue = append(pt.sl.queue, b)
+	}
+	never := func(*batch, bool) { t.Fatal("expired") }
+	if b := pt.next(0, true, 1000, never); b != bs[0] {
+		t.Fatal("the first batch did not go")
+	}
+	pt.start(bs[0], true, nil, 0)
+	if b := pt.next(0, true, 1000, never); b != nil {
+		t.Fatal("a second batch went before the first under a new producer id was acknowledged")
+	}
+	pt.returned(bs[0])
+	pt.remove(bs[0])
+	pt.established = true // as the sender marks it on the acknowledgement
+	for i := 1; i <= 5; i++ {
+		b := pt.next(0, true, 1000, never)
+		if b != bs[i] {
+			t.Fatalf("batch %d did not go once the first was acknowledged", i)
+		}
+		pt.start(b, true, nil, 0)
+	}
+	// Without idempotence there are no sequences to protect: several go at once.
+	plain := &part{sl: &slot{queue: []*batch{sealedBatch(1, 0), sealedBatch(1, 0)}}}
+	for i := range 2 {
+		b := plain.next(0, false, 1000, never)
+		if b == nil {
+			t.Fatalf("plain batch %d did not go", i)
+		}
+		plain.start(b, false, nil, 0)
+	}
+}
+
 // TestProduceAllocatesNothing fails if Produce allocates per record once its batches are
 // pooled: records into open batches, sealed when full, the batches recycled as a sender would.
 func TestProduceAllocatesNothing(t *testing.T) {
-	p, round := offline(t)
-	round()
-	round()
-	if a := testing.AllocsPerRun(20, round); a != 0 {
-		t.Errorf("%.1f allocations per 3000 records, want 0", a)
-	}
-	if p.batches > 64 {
-		t.Errorf("%d batches allocated", p.batches)
+	for _, mark := range []func([]byte, int){nil, markLane} {
+		p, round := offline(t)
+		p.cfg.MarkLane = mark // with it, Produce also notes where each value is
+		round()
+		round()
+		if a := testing.AllocsPerRun(20, round); a != 0 {
+			t.Errorf("MarkLane set %v: %.1f allocations per 3000 records, want 0", mark != nil, a)
+		}
+		if p.batches > 64 {
+			t.Errorf("%d batches allocated", p.batches)
+		}
 	}
 }
 
@@ -159,8 +205,8 @@ func offline(t testing.TB) (*Producer, func()) {
 	p := &Producer{cfg: Config{BatchBytes: 16384, BufferBatches: 64, Now: func() int64 { return 0 }},
 		freed: make(chan struct{}, 1), wake: make(chan struct{}, 1)}
 	p.topicBase = []int{0}
-	for i := range 3 {
-		p.parts = append(p.parts, &part{partition: int32(i)})
+	for range 3 {
+		p.slots = append(p.slots, &slot{})
 	}
 	val := make([]byte, 100)
 	r := Record{Value: val, Timestamp: 1_700_000_000_000}
@@ -173,11 +219,11 @@ func offline(t testing.TB) (*Producer, func()) {
 			}
 		}
 		p.mu.Lock()
-		for _, pt := range p.parts {
-			for _, b := range pt.queue {
+		for _, sl := range p.slots {
+			for _, b := range sl.queue {
 				p.release(b)
 			}
-			pt.queue = pt.queue[:0]
+			sl.queue = sl.queue[:0]
 		}
 		p.mu.Unlock()
 	}

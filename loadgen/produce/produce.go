@@ -40,13 +40,27 @@ type Config struct {
 	// Codec compresses each batch's records (recbatch.None by default); batch.size counts
 	// them uncompressed.
 	Codec recbatch.Codec
-	// MaxInFlight is the most requests in flight per broker, 1 to 5 (default 5).
+	// MaxInFlight is the most requests in flight per broker in one session, 1 to 5 (default 5).
 	MaxInFlight int
+	// Sessions is the most sessions the producer grows to, 1 to MaxSessions (default
+	// MaxSessions): each its own client (connections), producer id, sequences and window. It
+	// starts with one and adds one whenever batches have waited GrowAfter with every session's
+	// window full. 1 keeps one session.
+	Sessions int
+	// GrowAfter is how long batches wait with every session's window full before a session is
+	// added (default 100 ms).
+	GrowAfter time.Duration
+	// MarkLane, if set, is given each record's value as its batch holds it, with the index of the
+	// session that sends the batch (below Sessions), before the batch is first sent: the
+	// caller may write the session into the value (plimsoll's stamp does, for its ledger, which
+	// checks order per session). Called from the sender goroutine with the Producer's mutex held.
+	MarkLane func(value []byte, session int)
 	// BatchBytes is batch.size: a batch is closed before a record would take it past this
 	// (default 16384; a record larger than it goes alone).
 	BatchBytes int
 	// Linger is linger.ms: how long a batch that is not full waits for more records (default 0:
-	// sent at the next chance).
+	// sent at the next chance). Past it, the batch goes once a session has no request in flight
+	// to its partition's leader, and keeps filling until then.
 	Linger time.Duration
 	// BufferBatches bounds the batches held at once, open, queued or in flight: the producer's
 	// buffer (default 2048, buffer.memory 32 MiB / 16 KiB). Produce waits for one when it is
@@ -72,6 +86,10 @@ type Config struct {
 	Now func() int64
 }
 
+// MaxSessions is the most sessions a Producer has: the lanes of plimsoll's ledger (a stamp
+// carries its session in 4 bits).
+const MaxSessions = 16
+
 // ErrClosed is the outcome of records still held when the Producer closed.
 var ErrClosed = errors.New("produce: producer closed")
 
@@ -88,6 +106,12 @@ func (c *Config) defaults() error {
 	if c.MaxInFlight < 1 || c.MaxInFlight > 5 {
 		return fmt.Errorf("produce: %d requests in flight per broker: 1 to 5", c.MaxInFlight)
 	}
+	if c.Sessions == 0 {
+		c.Sessions = MaxSessions
+	}
+	if c.Sessions < 1 || c.Sessions > MaxSessions {
+		return fmt.Errorf("produce: Config.Sessions %d: set 1 to %d (0 for %d)", c.Sessions, MaxSessions, MaxSessions)
+	}
 	if len(c.Topics) == 0 || c.Done == nil {
 		return errors.New("produce: no topics or no Done")
 	}
@@ -100,6 +124,7 @@ func (c *Config) defaults() error {
 	def(&c.DeliveryTimeout, 120*time.Second)
 	def(&c.RetryBackoff, 100*time.Millisecond)
 	def(&c.MetadataMaxAge, 5*time.Minute)
+	def(&c.GrowAfter, 100*time.Millisecond)
 	if c.BatchBytes <= 0 {
 		c.BatchBytes = 16384
 	}
@@ -113,17 +138,17 @@ func (c *Config) defaults() error {
 	return nil
 }
 
-// Producer produces records on its own kgo.Client. Produce may be called from one goroutine
-// or several; Done is called from the Producer's sender goroutine.
+// Producer produces records over one or more sessions, each on its own kgo.Client. Produce may
+// be called from one goroutine or several; Done is called from the Producer's sender goroutine.
 type Producer struct {
 	cfg Config
-	cl  *kgo.Client
 
 	mu        sync.Mutex
-	parts     []*part // every partition of every topic, by topicBase[topic]+partition
+	slots     []*slot // every partition of every topic, by topicBase[topic]+partition
 	topicBase []int
-	batches   int      // batches allocated
-	free      []*batch // batches to reuse
+	sessions  []*session // grown by the sender
+	batches   int        // batches allocated
+	free      []*batch   // batches to reuse
 	freed     chan struct{}
 	closed    bool
 
@@ -139,8 +164,20 @@ type Producer struct {
 	snd sender // owned by the sender goroutine
 }
 
-// New creates the client, fetches the topics' metadata and, if idempotent, a producer id,
-// and starts the sender.
+// session is one idempotent producer (or, without idempotence, one set of connections): its
+// client, its partitions' sequences and batches sent, its window per broker.
+type session struct {
+	idx     int
+	cl      *kgo.Client
+	parts   []*part // by the Producer's partition index
+	brokers map[int32]*brokerState
+	order   []*brokerState // brokers in id order, for a stable dispatch
+	pid     producerID     // the first producer id, its parts' until a reset
+	pidBusy bool
+}
+
+// New creates the first session (its client, the topics' metadata and, if idempotent, a
+// producer id) and starts the sender.
 func New(ctx context.Context, cfg Config) (*Producer, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
@@ -153,44 +190,53 @@ func New(ctx context.Context, cfg Config) (*Producer, error) {
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
 	}
-	// franz-go writes every kmsg.ProduceRequest with its client's acks, whatever the request
-	// says: the client's must be ours.
-	acks := []kgo.Opt{kgo.RequiredAcks(kgo.AllISRAcks())}
-	if cfg.Acks == 1 {
-		acks = []kgo.Opt{kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite()}
-	}
-	opts := append(append(append([]kgo.Opt{}, cfg.Opts...), acks...), kgo.WithHooks(writeHook{p}))
-	cl, err := kgo.NewClient(opts...)
-	if err != nil {
-		return nil, err
-	}
-	p.cl = cl
 	p.ctx, p.cancel = context.WithCancel(context.Background())
-	m, err := fetchMetadata(ctx, cl, cfg.Topics)
+	s0, m, err := p.newSession(ctx, 0)
 	if err != nil {
-		cl.Close()
+		p.cancel()
 		return nil, err
 	}
 	for ti := range cfg.Topics {
-		p.topicBase = append(p.topicBase, len(p.parts))
-		for i := range m.topics[ti].partitions {
-			p.parts = append(p.parts, &part{topic: ti, partition: int32(i), leader: -1})
+		p.topicBase = append(p.topicBase, len(p.slots))
+		for range m.topics[ti].partitions {
+			p.slots = append(p.slots, &slot{})
 		}
 	}
 	p.snd.init(p)
+	p.snd.add(s0)
 	p.snd.applyMetadata(m)
-	if cfg.Idempotent {
-		id, err := initProducerID(ctx, cl)
-		if err != nil {
-			cl.Close()
-			return nil, err
-		}
-		for _, pt := range p.parts {
-			pt.id = id
-		}
-	}
 	go p.snd.run()
 	return p, nil
+}
+
+// newSession makes session idx: its client, which learns the brokers from the topics' metadata
+// (returned), and with idempotence its producer id. Its parts are made by sender.add.
+func (p *Producer) newSession(ctx context.Context, idx int) (*session, metaResult, error) {
+	// franz-go writes every kmsg.ProduceRequest with its client's acks, whatever the request
+	// says: the client's must be ours.
+	acks := []kgo.Opt{kgo.RequiredAcks(kgo.AllISRAcks())}
+	if p.cfg.Acks == 1 {
+		acks = []kgo.Opt{kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite()}
+	}
+	opts := append(append(append([]kgo.Opt{}, p.cfg.Opts...), acks...), kgo.WithHooks(writeHook{p, idx}))
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, metaResult{}, err
+	}
+	s := &session{idx: idx, cl: cl, brokers: map[int32]*brokerState{}}
+	m, err := fetchMetadata(ctx, cl, p.cfg.Topics)
+	if err != nil {
+		cl.Close()
+		return nil, m, err
+	}
+	s.pid = noID
+	if p.cfg.Idempotent {
+		if s.pid, err = initProducerID(ctx, cl); err != nil {
+			cl.Close()
+			return nil, m, err
+		}
+	}
+	return s, m, nil
 }
 
 // Partitions returns the partition count of Config.Topics[topic] as New found it.
@@ -198,11 +244,11 @@ func (p *Producer) Partitions(topic int) int {
 	if topic+1 < len(p.topicBase) {
 		return p.topicBase[topic+1] - p.topicBase[topic]
 	}
-	return len(p.parts) - p.topicBase[topic]
+	return len(p.slots) - p.topicBase[topic]
 }
 
-// Client returns the producer's franz-go client (for metadata or admin requests).
-func (p *Producer) Client() *kgo.Client { return p.cl }
+// Client returns the first session's franz-go client (for metadata or admin requests).
+func (p *Producer) Client() *kgo.Client { return p.sessions[0].cl }
 
 // Info is what Produce reports besides an error.
 type Info struct {
@@ -222,10 +268,10 @@ func (p *Producer) Produce(ctx context.Context, r *Record) (info Info, err error
 		p.mu.Unlock()
 		return info, ErrClosed
 	}
-	pt := p.parts[p.topicBase[r.Topic]+int(r.Partition)]
-	b := pt.open
+	sl := p.slots[p.topicBase[r.Topic]+int(r.Partition)]
+	b := sl.open
 	if b != nil && b.w.Len()+p.recordSize(b, r) > p.cfg.BatchBytes {
-		p.seal(pt)
+		p.seal(sl)
 		b, info.Sealed = nil, true
 	}
 	var t0 int64
@@ -237,7 +283,7 @@ func (p *Producer) Produce(ctx context.Context, r *Record) (info Info, err error
 		}
 		if b = p.takeBatch(); b != nil {
 			b.created, b.ts0 = p.cfg.Now(), r.Timestamp
-			pt.open = b
+			sl.open = b
 			p.poke() // the sender times the batch's linger
 			break
 		}
@@ -252,15 +298,18 @@ func (p *Producer) Produce(ctx context.Context, r *Record) (info Info, err error
 			return info, ctx.Err()
 		}
 		p.mu.Lock()
-		b = pt.open // another goroutine may have opened one meanwhile
+		b = sl.open // another goroutine may have opened one meanwhile
 	}
 	if waiting {
 		info.Waited = time.Duration(max(p.cfg.Now()-t0, 1))
 	}
 	b.w.Append(r.Timestamp, r.Key, r.Value, nil)
 	b.tags = append(b.tags, r.Tag)
+	if p.cfg.MarkLane != nil && r.Value != nil {
+		b.vals = append(b.vals, valueRef{int32(b.w.LastValueAt()), int32(len(r.Value))})
+	}
 	if b.w.Len() >= p.cfg.BatchBytes {
-		p.seal(pt)
+		p.seal(sl)
 		info.Sealed = true
 	}
 	p.mu.Unlock()
@@ -300,14 +349,14 @@ func (p *Producer) takeBatch() *batch {
 	return b
 }
 
-// seal closes pt's open batch and queues it for the sender. Called with mu held.
-func (p *Producer) seal(pt *part) {
-	b := pt.open
+// seal closes sl's open batch and queues it for the sessions. Called with mu held.
+func (p *Producer) seal(sl *slot) {
+	b := sl.open
 	if b == nil {
 		return
 	}
-	pt.open = nil
-	pt.queue = append(pt.queue, b)
+	sl.open = nil
+	sl.queue = append(sl.queue, b)
 	p.poke()
 }
 
@@ -367,15 +416,32 @@ func (p *Producer) Close() {
 	p.mu.Unlock()
 	close(p.stop)
 	<-p.done
-	p.cl.Close()
+	for _, s := range p.sessions { // the sender has stopped: no session is added now
+		s.cl.Close()
+	}
 }
 
 // Stats are the producer's counters, for the window's figures.
 type Stats struct {
 	Requests    int64 // produce requests issued
 	Retries     int64 // batches sent again
-	MaxInFlight int   // the most requests in flight to one broker at once
-	ProducerIDs int   // producer ids taken (1 with idempotence, more after a reset)
+	MaxInFlight int   // the most requests in flight to one broker at once in one session
+	ProducerIDs int   // producer ids taken (one per session with idempotence, more after a reset)
+	Sessions    int   // sessions running
+	// SessionErrors counts sessions that could not be added (their client, metadata or
+	// producer id failed); the producer goes on with those it has and tries again later.
+	SessionErrors int
+}
+
+// firstIDs returns each session's first producer id (noID without idempotence).
+func (p *Producer) firstIDs() []producerID {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ids := make([]producerID, 0, len(p.sessions))
+	for _, s := range p.sessions {
+		ids = append(ids, s.pid)
+	}
+	return ids
 }
 
 // Stats returns the counters so far.

@@ -128,6 +128,7 @@ func TestProduceOnKfake(t *testing.T) {
 		fault      fault
 		wantFailed bool // some records fail (a non-retriable error)
 		codec      recbatch.Codec
+		growAfter  time.Duration // Config.GrowAfter; set, the case wants more than one session
 	}{
 		{name: "idempotent", acks: -1, idempotent: true},
 		{name: "acks=1", acks: 1},
@@ -149,6 +150,18 @@ func TestProduceOnKfake(t *testing.T) {
 			fault: fault{every: 7, code: kerr.NotLeaderForPartition.Code}, codec: recbatch.LZ4},
 		{name: "acks=1, gzip", acks: 1, codec: recbatch.Gzip},
 		{name: "acks=1, snappy", acks: 1, codec: recbatch.Snappy},
+		{name: "idempotent, slow broker: sessions added", acks: -1, idempotent: true,
+			fault: fault{delay: 2 * time.Millisecond}, growAfter: time.Millisecond},
+		{name: "idempotent, slow broker, sessions, connection closed at every 11th request", acks: -1, idempotent: true,
+			fault: fault{every: 11, delay: 2 * time.Millisecond}, growAfter: time.Millisecond},
+		{name: "idempotent, slow broker, sessions, NOT_LEADER_OR_FOLLOWER on every 7th request", acks: -1, idempotent: true,
+			fault: fault{every: 7, code: kerr.NotLeaderForPartition.Code, delay: 2 * time.Millisecond}, growAfter: time.Millisecond},
+		{name: "idempotent, slow broker, sessions, the broker loses the producer state twice", acks: -1, idempotent: true,
+			fault: fault{every: 40, times: 2, forget: true, delay: 2 * time.Millisecond}, growAfter: time.Millisecond},
+		{name: "idempotent, slow broker, sessions, MESSAGE_TOO_LARGE three times", acks: -1, idempotent: true,
+			fault: fault{every: 10, times: 3, code: kerr.MessageTooLarge.Code, delay: 2 * time.Millisecond}, growAfter: time.Millisecond, wantFailed: true},
+		{name: "acks=1, slow broker, sessions, NOT_LEADER_OR_FOLLOWER on every 5th request", acks: 1,
+			fault: fault{every: 5, code: kerr.NotLeaderForPartition.Code, delay: 2 * time.Millisecond}, growAfter: time.Millisecond},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -159,10 +172,17 @@ func TestProduceOnKfake(t *testing.T) {
 			defer c.Close()
 			requests := tc.fault.control(c)
 			var wrongAcks atomic.Int64
+			pids := map[int64]bool{} // control functions run one at a time
 			c.ControlKey(int16(kmsg.Produce), func(kr kmsg.Request) (kmsg.Response, error, bool) {
 				c.KeepControl()
-				if kr.(*kmsg.ProduceRequest).Acks != tc.acks {
+				req := kr.(*kmsg.ProduceRequest)
+				if req.Acks != tc.acks {
 					wrongAcks.Add(1)
+				}
+				for _, t := range req.Topics {
+					for _, p := range t.Partitions {
+						pids[pidOf(p.Records)] = true
+					}
 				}
 				return nil, nil, false
 			})
@@ -170,7 +190,7 @@ func TestProduceOnKfake(t *testing.T) {
 			p, err := New(context.Background(), Config{
 				Opts: []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}, Topics: []string{"t"},
 				Acks: tc.acks, Idempotent: tc.idempotent, Codec: tc.codec, BatchBytes: 2048, Linger: time.Millisecond,
-				RetryBackoff: 5 * time.Millisecond, Done: o.done,
+				RetryBackoff: 5 * time.Millisecond, Done: o.done, MarkLane: markLane, GrowAfter: tc.growAfter,
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -182,16 +202,49 @@ func TestProduceOnKfake(t *testing.T) {
 			if err := p.Flush(ctx); err != nil {
 				t.Fatalf("Flush: %v", err)
 			}
-			st := p.Stats()
+			st, first := p.Stats(), p.firstIDs()
 			p.Close()
 			t.Logf("%d produce requests seen by the cluster; stats %+v; %d acked, %d failed", requests.Load(), st, len(o.acked), len(o.failed))
 			checkOutcomes(t, c, o, n, tc.wantFailed, tc.idempotent)
 			if w := wrongAcks.Load(); w > 0 {
 				t.Errorf("%d produce requests reached the cluster with other acks than %d", w, tc.acks)
 			}
+			checkSessions(t, st, first, pids, tc.idempotent, tc.growAfter > 0)
 		})
 	}
 }
+
+// checkSessions checks the sessions a run ended with: more than one if grown; with idempotence
+// each its own first producer id, and no more producer ids in the requests (seen) than taken.
+func checkSessions(t *testing.T, st Stats, first []producerID, seen map[int64]bool, idempotent, grown bool) {
+	t.Helper()
+	if grown && st.Sessions < 2 {
+		t.Errorf("%d session, want more than 1 against a slow broker (stats %+v)", st.Sessions, st)
+	}
+	if len(first) != st.Sessions {
+		t.Errorf("%d sessions' producer ids, %d sessions", len(first), st.Sessions)
+	}
+	if !idempotent {
+		return
+	}
+	distinct := map[producerID]bool{}
+	for _, id := range first {
+		distinct[id] = true
+	}
+	if len(distinct) != len(first) || distinct[noID] {
+		t.Errorf("sessions' first producer ids %v: want each its own", first)
+	}
+	if len(seen) > st.ProducerIDs || st.ProducerIDs < st.Sessions {
+		t.Errorf("%d producer ids in the requests, %d taken, %d sessions: want one taken per session, more only after a reset", len(seen), st.ProducerIDs, st.Sessions)
+	}
+}
+
+// laneAt is where markLane writes a record's session in its value, after its sequence.
+const laneAt = 8
+
+// markLane is the tests' Config.MarkLane: each record's value carries its session, so that
+// checkOutcomes checks order per session, the guarantee that holds.
+func markLane(v []byte, session int) { v[laneAt] = byte(session) }
 
 // produceAll produces records 0..n-1 round robin over the partitions, each value the record's
 // sequence.
@@ -212,7 +265,7 @@ func produceAll(t *testing.T, p *Producer, n int) {
 }
 
 // checkOutcomes reads the topic back and checks the guarantees; ordered (idempotence) adds
-// each partition's order.
+// each partition's order within each session (markLane).
 func checkOutcomes(t *testing.T, c *kfake.Cluster, o *outcomes, n int, wantFailed, ordered bool) {
 	t.Helper()
 	if len(o.twice) > 0 {
@@ -231,7 +284,11 @@ func checkOutcomes(t *testing.T, c *kfake.Cluster, o *outcomes, n int, wantFaile
 		}
 	}
 	seen := readAll(t, c, len(o.acked))
-	last := map[int32]int64{}
+	type lane struct {
+		partition int32
+		session   byte
+	}
+	last := map[lane]int64{}
 	logged := map[uint64]bool{}
 	for _, r := range seen {
 		s := binary.BigEndian.Uint64(r.Value)
@@ -239,10 +296,11 @@ func checkOutcomes(t *testing.T, c *kfake.Cluster, o *outcomes, n int, wantFaile
 			t.Errorf("partition %d: record %d twice in the log", r.Partition, s)
 		}
 		logged[s] = true
-		if prev, ok := last[r.Partition]; ordered && ok && int64(s) <= prev {
-			t.Errorf("partition %d: record %d after %d: out of order", r.Partition, s, prev)
+		l := lane{r.Partition, r.Value[laneAt]}
+		if prev, ok := last[l]; ordered && ok && int64(s) <= prev {
+			t.Errorf("partition %d, session %d: record %d after %d: out of order", r.Partition, l.session, s, prev)
 		}
-		last[r.Partition] = int64(s)
+		last[l] = int64(s)
 		if _, ok := o.acked[s]; !ok {
 			t.Errorf("record %d is in the log but was not acknowledged (failed: %v)", s, o.failed[s])
 		}
@@ -290,7 +348,7 @@ func TestWindowFillsPast1(t *testing.T) {
 	o := newOutcomes()
 	p, err := New(context.Background(), Config{
 		Opts: []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}, Topics: []string{"t"},
-		Acks: -1, Idempotent: true, BatchBytes: 1024, Done: o.done,
+		Acks: -1, Idempotent: true, BatchBytes: 1024, Done: o.done, MarkLane: markLane, Sessions: 1,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ type Writer struct {
 	Codec Codec
 
 	buf    []byte // the batch: header (filled by Finish), then the records
+	valAt  int    // where the last record's value starts in buf
 	n      int32
 	baseTs int64
 	maxTs  int64
@@ -95,6 +96,14 @@ func (w *Writer) AppendValue(timestamp int64, key []byte, n int) []byte {
 	return dst
 }
 
+// LastValueAt returns where the last record's value starts in the batch's records, uncompressed:
+// an offset for Value, to change the value later, before Finish.
+func (w *Writer) LastValueAt() int { return w.valAt }
+
+// Value returns the n bytes at offset at (from LastValueAt) of the records written so far,
+// uncompressed: writable until Finish, which compresses and checksums what they then hold.
+func (w *Writer) Value(at, n int) []byte { return w.buf[at : at+n : at+n] }
+
 // appendHead writes a record up to and including its value's bytes (left for the caller, the
 // length of valueLen, or none for -1) and returns them; the headers are the caller's to add.
 func (w *Writer) appendHead(timestamp int64, key []byte, valueLen int, headers []RecordHeader) []byte {
@@ -115,6 +124,7 @@ func (w *Writer) appendHead(timestamp int64, key []byte, valueLen int, headers [
 	b = appendLenBytes(b, key)
 	b = binary.AppendVarint(b, int64(valueLen))
 	at := len(b)
+	w.valAt = at
 	b = b[:at+max(valueLen, 0)]
 	w.buf = b
 	w.n++
