@@ -131,12 +131,14 @@ func (pt *part) full(br *brokerState, maxInFlight int, idempotent bool) bool {
 }
 
 // start marks b, returned by next, as sent: a queued batch gets its sequence and its bytes,
-// its records' values first given to mark (if not nil) with the session's index.
+// its records' values first given to mark (if not nil) with the session's index. Session 0's
+// values are left as they are (lane 0 is what a value holds until marked), so a producer that
+// never grows pays no call per record here.
 func (pt *part) start(b *batch, idempotent bool, mark func([]byte, int), session int) {
 	if b.bytes == nil {
 		pt.sl.queue = pt.sl.queue[1:]
 		b.pt = pt
-		if mark != nil {
+		if mark != nil && session != 0 {
 			for _, v := range b.vals {
 				mark(b.w.Value(int(v.at), int(v.n)), session)
 			}

@@ -51,9 +51,11 @@ type Config struct {
 	// added (default 100 ms).
 	GrowAfter time.Duration
 	// MarkLane, if set, is given each record's value as its batch holds it, with the index of the
-	// session that sends the batch (below Sessions), before the batch is first sent: the
+	// session that sends the batch (1 to Sessions-1), before the batch is first sent: the
 	// caller may write the session into the value (plimsoll's stamp does, for its ledger, which
-	// checks order per session). Called from the sender goroutine with the Producer's mutex held.
+	// checks order per session). Batches session 0 sends are not given to it: a value must
+	// already mean lane 0 as produced. Called from the sender goroutine with the Producer's
+	// mutex held.
 	MarkLane func(value []byte, session int)
 	// BatchBytes is batch.size: a batch is closed before a record would take it past this
 	// (default 16384; a record larger than it goes alone).
