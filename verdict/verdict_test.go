@@ -213,6 +213,35 @@ func TestJudge(t *testing.T) {
 			r.Config.GOMAXPROCS, r.Client.CPUShare = 1, 0.49
 			return r
 		}(), Series: series(20, nil)}, want: Invalid, reasons: []string{CritClientBound}},
+		// Measured (TestVerdictClientBound): one scheduler thread compressing with gzip-9 on a
+		// host 86% busy got 0.84 cores, its threads waiting 0.22 s per second, its buffers full
+		// 96% of the window; 74,047 of 100,000 msgs/s need 1.13 cores.
+		{name: "client-bound-cpu-wanted", in: Input{Run: func() *loadgen.Result {
+			r := run(100000, 74047, 10)
+			r.Config.GOMAXPROCS, r.Client.CPUShare, r.Client.BufferFullShare = 1, 0.42, 0.96
+			r.Latency.Publish.P99 = 3674
+			return r
+		}(), Series: starved(withHost(series(10, nil), 0.86, 0.86), 0.22, 0.84)},
+			want: Invalid, reasons: []string{CritClientBound, CritShortfall, CritLatency}, bottle: "plimsoll (the load generator): plimsoll wanted 1.06 of the 1 core it may use"},
+		// The same CPU on target is below ClientMaxCPU: nothing says it could not keep up.
+		{name: "cpu-wanted-on-target", in: Input{Run: func() *loadgen.Result {
+			r := run(74000, 74000, 10)
+			r.Config.GOMAXPROCS, r.Client.CPUShare = 1, 0.42
+			return r
+		}(), Series: starved(withHost(series(10, nil), 0.86, 0.86), 0.22, 0.84)}, want: OK},
+		// A stalled cluster: 10% produced scales 0.2 cores to a need of 2, but the generator idled.
+		{name: "cpu-need-of-a-stall", in: Input{Run: func() *loadgen.Result {
+			r := run(50000, 5000, 10)
+			r.Client.CPUShare, r.Client.BufferFullShare = 0.1, 0.9
+			return r
+		}(), Series: starved(withHost(series(10, nil), 0.5, 0.6), 0.05, 0.2)}, want: Overloaded, reasons: []string{CritShortfall}},
+		// Brokers holding the CPU: the generator's threads waited long, but the target needed
+		// far less than the cores it may use.
+		{name: "cpu-wanted-beside-busy-brokers", in: Input{Run: func() *loadgen.Result {
+			r := run(50000, 45000, 10)
+			r.Client.CPUShare, r.Client.BufferFullShare = 0.25, 0.5
+			return r
+		}(), Series: starved(withHost(series(10, nil), 0.88, 1.4), 1.5, 0.5)}, want: Overloaded, reasons: []string{CritShortfall}},
 		{name: "buffer-full-is-broker-bound", in: Input{Run: func() *loadgen.Result {
 			r := run(50000, 30000, 20)
 			r.Client.BufferFullShare = 0.2 // held back by the cluster's acknowledgements

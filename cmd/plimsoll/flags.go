@@ -312,7 +312,7 @@ func addCriteriaFlags(fs *pflag.FlagSet) *verdict.Criteria {
 	secFlag(fs, &c.SilentSeconds, "silent-broker", "invalid when a broker answers no metrics scrape for this long in a row during the window: paused, hung or cut off (0 = off)")
 	secFlag(fs, &c.MaxRecoverySeconds, "fault-max-recovery", "with --fault: overloaded when the run's partitions take longer than this after a fault ends to have their full ISR again (0 = only never within 2 minutes)")
 	msFlag(fs, &c.ScheduleP99Ms, "client-max-schedule-delay", "invalid (client-bound) when the generator's p99 schedule delay exceeds this while its buffers had room (0 = off)")
-	fs.Float64Var(&c.ClientMaxCPU, "client-max-cpu", c.ClientMaxCPU, "invalid (client-bound) when plimsoll uses more than this share of its usable cores (0 = off)")
+	fs.Float64Var(&c.ClientMaxCPU, "client-max-cpu", c.ClientMaxCPU, "invalid (client-bound) when plimsoll uses more than this share of its usable cores, or, short of its target, wanted it (CPU plus run-queue wait) and needed it for the target rate (0 = off)")
 	msFlag(fs, &c.ClientMaxLateMs, "client-max-late", "invalid (client-bound) when the p99 schedule delay exceeds this with buffers free, whatever the run-queue wait (0 = off)")
 	fs.Float64Var(&c.ClientStarvedWait, "client-starved-wait", c.ClientStarvedWait, "a smaller lateness is client-bound only if plimsoll's threads waited for a CPU at least this many seconds per CPU second")
 	fs.Float64Var(&c.ClientMinWaitS, "client-min-wait", c.ClientMinWaitS, "... and at least this many seconds per second")
