@@ -242,6 +242,16 @@ func TestJudge(t *testing.T) {
 			r.Client.CPUShare, r.Client.BufferFullShare = 0.25, 0.5
 			return r
 		}(), Series: starved(withHost(series(10, nil), 0.88, 1.4), 1.5, 0.5)}, want: Overloaded, reasons: []string{CritShortfall}},
+		// Measured: one lean producer on slow acknowledgements (a follower fetch waits 400 ms),
+		// publish p99 2.4 s, nothing busy but the brokers' heaps at 59-62%, named the bottleneck.
+		{name: "heap-never-the-bottleneck", in: Input{Run: func() *loadgen.Result {
+			r := run(1300, 1300, 20)
+			r.Latency.Publish.P99 = 2353
+			return r
+		}(), Series: series(20, func(_ int, _ int32, b *probe.BrokerSample, _ *probe.MetaSample) {
+			b.HeapUsed = 3.1e8
+			quietLinks(0, 0, b, nil)
+		})}, want: Overloaded, reasons: []string{CritLatency}, bottle: "unknown: no resource was near its capacity (the busiest, broker 1 request handlers"},
 		{name: "buffer-full-is-broker-bound", in: Input{Run: func() *loadgen.Result {
 			r := run(50000, 30000, 20)
 			r.Client.BufferFullShare = 0.2 // held back by the cluster's acknowledgements
