@@ -256,11 +256,15 @@ func (j Job) config(ctx context.Context) (results.Config, error) {
 	if version == "" {
 		version = j.Where.KafkaVersion()
 	}
-	return results.Config{
+	cfg := results.Config{
 		Command: j.Command, Spec: spec, Criteria: j.Base.Criteria, KafkaVersion: version,
 		Brokers: brokers, ReplicationFactor: spec.ReplicationFor(brokers), Partitions: spec.PartitionsFor(brokers),
 		Local: j.Where.Target.Local, NICBytesPerSec: j.Where.NIC, BrokersDown: j.BrokersDown, HostCores: runtime.NumCPU(),
-	}, nil
+	}
+	if j.Base.Load.LeanProducer {
+		cfg.Producer = results.ProducerLean
+	}
+	return cfg, nil
 }
 
 // cleanup deletes the topics and groups an interrupted trial of this search left behind.

@@ -70,8 +70,13 @@ func TestJobConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.Brokers != 3 || cfg.ReplicationFactor != 3 || cfg.Partitions != 30 || cfg.NICBytesPerSec != 2e6 ||
-		cfg.BrokersDown != 1 || cfg.KafkaVersion != "4.1.0" || cfg.Command != "plimsoll limit" || cfg.HostCores == 0 {
+		cfg.BrokersDown != 1 || cfg.KafkaVersion != "4.1.0" || cfg.Command != "plimsoll limit" || cfg.HostCores == 0 || cfg.Producer != "" {
 		t.Errorf("config = %+v", cfg)
+	}
+	// The produce path is part of what the boundary depends on: resume compares it.
+	j.Base.Load.LeanProducer = true
+	if cfg, err = j.config(context.Background()); err != nil || cfg.Producer != results.ProducerLean {
+		t.Errorf("with the lean producer: producer %q, %v; want %q", cfg.Producer, err, results.ProducerLean)
 	}
 }
 

@@ -207,6 +207,10 @@ func TestResumeMismatch(t *testing.T) {
 			o.Config = searchConfig("all")
 			o.Config.KafkaVersion = "3.9.1"
 		}},
+		{"Config.producer", func(o *Options) {
+			o.Config = searchConfig("all")
+			o.Config.Producer = results.ProducerLean
+		}},
 		{"Config", func(o *Options) { o.Config = nil }},
 	}
 	for _, tt := range tests {

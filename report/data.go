@@ -189,6 +189,9 @@ func configKVs(cfg *results.Config) []kv {
 		val, _ := props.Get(p)
 		out = append(out, kv{"producer " + p, val})
 	}
+	if cfg.Producer == results.ProducerLean {
+		out = append(out, kv{"produce path", "plimsoll's own (--lean-producer)"})
+	}
 	return append(out, kv{"overload criteria", cfg.Criteria.Describe()})
 }
 

@@ -188,3 +188,24 @@ func TestEnvironment(t *testing.T) {
 		t.Errorf("env with brokers and cores listed = %v", got)
 	}
 }
+
+// TestConfigProducePath: a search whose trials produced through plimsoll's own path says so in
+// its settings; one on franz-go's producer lists no produce path.
+func TestConfigProducePath(t *testing.T) {
+	has := func(kvs []kv) bool {
+		for _, x := range kvs {
+			if x.Key == "produce path" {
+				return true
+			}
+		}
+		return false
+	}
+	cfg := &results.Config{Spec: workload.Default()}
+	if has(configKVs(cfg)) {
+		t.Errorf("franz-go's producer: settings list a produce path: %v", configKVs(cfg))
+	}
+	cfg.Producer = results.ProducerLean
+	if !has(configKVs(cfg)) {
+		t.Errorf("the lean producer: settings lack the produce path: %v", configKVs(cfg))
+	}
+}

@@ -42,7 +42,14 @@ type Config struct {
 	NICBytesPerSec    float64 `json:"nic_bytes_per_sec,omitempty"`
 	BrokersDown       int     `json:"brokers_down"`
 	HostCores         int     `json:"host_cores"`
+	// Producer is the produce path every trial used: "" for franz-go's producer, ProducerLean for
+	// plimsoll's own (--lean-producer).
+	Producer string `json:"producer,omitempty"`
 }
+
+// ProducerLean is Config.Producer of a search whose trials produced through plimsoll's own
+// produce path (loadgen.Options.LeanProducer).
+const ProducerLean = "lean"
 
 // Boundary is a limit search's answer for one message size (kind "boundary"): its two limits.
 type Boundary struct {

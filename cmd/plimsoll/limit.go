@@ -41,6 +41,7 @@ type limitFlags struct {
 	ui                    string // --ui: the live page's address
 	localWorkers          int    // --local-workers: each trial's load over this many children
 	workers               int    // --workers: each trial's load over this many workers you start
+	lean                  bool   // --lean-producer: trials produce through plimsoll's own path
 }
 
 func newLimitCmd() *cobra.Command { return newLimitCmdFor(nil) }
@@ -97,6 +98,7 @@ func (lf *limitFlags) register(cmd *cobra.Command) {
 	lf.output = addOutputFlags(cmd, "schema "+report.SearchSchema+": the settings, each size's boundary and the recommendation (README)")
 	f.IntVar(&lf.localWorkers, "local-workers", 0, "spread each trial's load over N `plimsoll worker` child processes of this binary (their output in OUT/workers/RUN_ID; docs/workers.md)")
 	f.IntVar(&lf.workers, "workers", 0, "spread each trial's load over N `plimsoll worker --search` processes you start once for the whole search (the search id and their command lines are printed on stderr; docs/workers.md)")
+	f.BoolVar(&lf.lean, "lean-producer", false, "experimental: every trial produces through plimsoll's own produce path (docs/lean-producer.md) instead of franz-go's producer; no acks=0, not with workers; recorded in the search, so --resume keeps it")
 	f.StringVar(&lf.ui, "ui", "", "serve a live page of the search at `ADDR` (PORT, :PORT or HOST:PORT; without a host, loopback), e.g. 8080; it becomes the report when the search ends")
 }
 
@@ -199,7 +201,7 @@ func (lf *limitFlags) job(fs *pflag.FlagSet, wf *workloadFlags) (limit.Job, erro
 	j := limit.Job{Out: lf.out, Resume: lf.resume, BrokersDown: down, BrokersDownShare: downShare, Command: commandLine(), Hold: lf.hold, NoHold: lf.noHold, StartRate: lf.startR,
 		Search: limit.Options{Sizes: sz, Tolerance: lf.tolerance, Growth: lf.growth, MinRate: lf.minR, MaxRate: lf.maxR},
 		Base:   trial.Config{Spec: spec}}
-	j.Base.Load.DrainTimeout = lf.drain
+	j.Base.Load.DrainTimeout, j.Base.Load.LeanProducer = lf.drain, lf.lean
 	if err := j.Check(); err != nil {
 		return limit.Job{}, optionErr(err)
 	}
@@ -377,6 +379,8 @@ func (lf *limitFlags) checkWorkers(spec workload.Spec) error {
 		return usageErrf("--workers and --local-workers together: give one (--workers for workers you start, --local-workers for children of this plimsoll)")
 	case lf.workers+lf.localWorkers == 0:
 		return nil
+	case lf.lean:
+		return usageErrf("--lean-producer runs in this process only, not with --workers or --local-workers")
 	}
 	return checkWorkerSpec(spec, max(lf.workers, lf.localWorkers))
 }

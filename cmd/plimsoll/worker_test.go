@@ -334,6 +334,8 @@ func TestRunWorkersBadInput(t *testing.T) {
 		{"limit: both", []string{"limit", "--workers", "2", "--local-workers", "2", "--producers", "2"}, "--workers and --local-workers together"},
 		{"limit: more workers than producers, yours", []string{"limit", "--workers", "3", "--producers", "2"}, "3 workers with 2 producers"},
 		{"limit: negative, yours", []string{"limit", "--workers", "-1"}, "--workers -1"},
+		{"lean producer", []string{"--local-workers", "1", "--lean-producer"}, "--lean-producer runs in this process only"},
+		{"limit: lean producer", []string{"limit", "--workers", "1", "--lean-producer"}, "--lean-producer runs in this process only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"run"}, tc.args...)
