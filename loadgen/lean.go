@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/plimsoll/plimsoll/kafkaprops"
+	"github.com/plimsoll/plimsoll/loadgen/hdr"
 	"github.com/plimsoll/plimsoll/loadgen/produce"
 	"github.com/plimsoll/plimsoll/loadgen/recbatch"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -20,10 +21,26 @@ import (
 // promise does per record Done does per batch (leanDone).
 type leanSink struct {
 	pr   *produce.Producer
-	tps  []kgo.TopicPartitioner // each topic's partitioner, the one franz-go would use
+	tps  []leanPartitioner // each topic's partitioner, the one franz-go would use
 	rec  produce.Record
 	iter allParts
 	held atomic.Int64 // records given to pr and not yet reported
+}
+
+// leanPartitioner is one topic's partitioner with the optional interfaces it implements, asked
+// once when the sink starts rather than for every record.
+type leanPartitioner struct {
+	tp       kgo.TopicPartitioner
+	backup   kgo.TopicBackupPartitioner     // nil if tp is not one
+	newBatch kgo.TopicPartitionerOnNewBatch // nil if tp is not one
+	n        int                            // the topic's partitions, as the producer found them
+}
+
+func newLeanPartitioner(tp kgo.TopicPartitioner, n int) leanPartitioner {
+	lp := leanPartitioner{tp: tp, n: n}
+	lp.backup, _ = tp.(kgo.TopicBackupPartitioner)
+	lp.newBatch, _ = tp.(kgo.TopicPartitionerOnNewBatch)
+	return lp
 }
 
 // allParts is a TopicBackupIter over every partition, each with nothing buffered: a backup
@@ -34,13 +51,13 @@ type allParts struct{ i, n int }
 func (a *allParts) Next() (int, int64) { a.i++; return a.i - 1, 0 }
 func (a *allParts) Rem() int           { return a.n - a.i }
 
-// partition picks r's partition of n as franz-go would with tp.
-func (s *leanSink) partition(tp kgo.TopicPartitioner, r *kgo.Record, n int) int {
-	if bp, ok := tp.(kgo.TopicBackupPartitioner); ok {
-		s.iter = allParts{n: n}
-		return bp.PartitionByBackup(r, n, &s.iter)
+// partition picks r's partition as franz-go would with lp.
+func (s *leanSink) partition(lp *leanPartitioner, r *kgo.Record) int {
+	if lp.backup != nil {
+		s.iter = allParts{n: lp.n}
+		return lp.backup.PartitionByBackup(r, lp.n, &s.iter)
 	}
-	return tp.Partition(r, n)
+	return lp.tp.Partition(r, lp.n)
 }
 
 // leanConfig maps the producer's resolved properties to produce.Config, or says why the lean
@@ -99,41 +116,44 @@ func newLeanSink(ctx context.Context, p *producer, cfg produce.Config, part kgo.
 		return nil, fmt.Errorf("%w: lean producer: %w", ErrSetup, err)
 	}
 	s.pr = pr
-	for _, t := range cfg.Topics {
-		s.tps = append(s.tps, part.ForTopic(t))
+	for i, t := range cfg.Topics {
+		s.tps = append(s.tps, newLeanPartitioner(part.ForTopic(t), pr.Partitions(i)))
 	}
 	return s, nil
 }
 
 // send produces the last n records of p.local, filled as messages next .. next+n-1, and leaves
-// them in p.local: their values are copied into batches.
+// them in p.local: their values are copied into batches. The chunk's records share their
+// CreateTime (fill), so it is converted once.
 func (s *leanSink) send(ctx context.Context, p *producer, next uint64, n int) {
+	if n <= 0 {
+		return
+	}
+	ts := p.local[len(p.local)-1].Timestamp.UnixMilli()
+	s.held.Add(int64(n))
 	for i := range n {
 		r := p.local[len(p.local)-1-i]
 		seq := next + uint64(i)
-		ti := int(seq % uint64(len(s.tps)))
+		lp := &s.tps[seq%uint64(len(s.tps))]
 		rc := r.Context.(*recCtx)
 		tag := produce.Tag{Seq: seq, A: rc.intended, B: rc.sent}
-		tp := s.tps[ti]
-		part := s.partition(tp, r, s.pr.Partitions(ti))
-		if part < 0 {
+		part := s.partition(lp, r)
+		if part < 0 { // leanDone takes the record off held
 			p.leanDone([]produce.Tag{tag}, errors.New("lean producer: no partition for the record"))
 			continue
 		}
-		s.rec = produce.Record{Topic: ti, Partition: int32(part), Timestamp: r.Timestamp.UnixMilli(), Key: r.Key, Value: r.Value, Tag: tag}
-		s.held.Add(1)
+		s.rec = produce.Record{Topic: int(seq % uint64(len(s.tps))), Partition: int32(part), Timestamp: ts, Key: r.Key, Value: r.Value, Tag: tag}
 		info, err := s.pr.Produce(ctx, &s.rec)
 		if info.Waited > 0 {
 			p.fullWaits.Add(1)
 			p.fullNs.Add(int64(info.Waited))
 		}
 		if err != nil {
-			s.held.Add(-1)
 			p.leanDone([]produce.Tag{tag}, err)
 			continue
 		}
-		if nb, ok := tp.(kgo.TopicPartitionerOnNewBatch); ok && info.Sealed {
-			nb.OnNewBatch() // a sticky partitioner moves on when its batch is full
+		if lp.newBatch != nil && info.Sealed {
+			lp.newBatch.OnNewBatch() // a sticky partitioner moves on when its batch is full
 		}
 	}
 }
@@ -143,27 +163,58 @@ func (s *leanSink) send(ctx context.Context, p *producer, next uint64, n int) {
 func (p *producer) leanDone(tags []produce.Tag, err error) {
 	now := p.run.clock.Now()
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, t := range tags {
-		ph := p.run.phase(t.A)
-		switch {
-		case p.givenUp:
-		case err == nil:
-			p.pub[ph].Record(now - t.A)
-			p.ackWait[ph].Record(now - t.B)
-			p.acked[ph]++
-			p.ackedAll.Add(1)
-		case errors.Is(err, produce.ErrClosed):
-			p.inFlightEnd[ph]++
-			p.unacked.Add(t.Seq)
-		default:
-			p.failed[ph]++
-			p.unacked.Add(t.Seq)
-			p.errs.add(err)
-		}
+	switch {
+	case p.givenUp:
+	case err == nil:
+		p.leanAcked(tags, now)
+	default:
+		p.leanUnacked(tags, err)
 	}
+	p.mu.Unlock()
 	if p.lean != nil {
 		p.lean.held.Add(-int64(len(tags)))
+	}
+}
+
+// leanAcked records an acknowledged batch's records, each its publish latency from its own
+// intended time and its ack wait from its send call. A chunk's records share their send call
+// (fill), so their ack waits come in runs of one value: hdr.Run counts each run once. Called
+// with p.mu held.
+func (p *producer) leanAcked(tags []produce.Tag, now int64) {
+	start := p.run.measureStart.Load() // what phase() reads, once for the batch
+	waits := [2]hdr.Run{hdr.RunOf(p.ackWait[0]), hdr.RunOf(p.ackWait[1])}
+	var acked [2]int64
+	for i := range tags {
+		t := &tags[i]
+		ph := phaseExcluded
+		if t.A >= start {
+			ph = phaseMeasured
+		}
+		p.pub[ph].Record(now - t.A)
+		waits[ph].Record(now - t.B)
+		acked[ph]++
+	}
+	waits[0].Flush()
+	waits[1].Flush()
+	p.acked[0] += acked[0]
+	p.acked[1] += acked[1]
+	p.ackedAll.Add(int64(len(tags)))
+}
+
+// leanUnacked accounts for a batch's records that were not acknowledged: in flight at the end
+// if the producer closed with them, else failed. Both keep their sequences off the ledger's
+// lost. Called with p.mu held.
+func (p *producer) leanUnacked(tags []produce.Tag, err error) {
+	closed := errors.Is(err, produce.ErrClosed)
+	for _, t := range tags {
+		ph := p.run.phase(t.A)
+		if closed {
+			p.inFlightEnd[ph]++
+		} else {
+			p.failed[ph]++
+			p.errs.add(err)
+		}
+		p.unacked.Add(t.Seq)
 	}
 }
 

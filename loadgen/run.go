@@ -61,7 +61,9 @@ type Options struct {
 	// counting its wait in the schedule delay and latency, so a tick trades delay for fewer
 	// wake-ups, never accuracy. Go's timers already wake about every millisecond at most on
 	// Linux, and measured here a 1 ms tick cost more CPU than none (2.5 vs 1.6 s per million
-	// messages at 100k msg/s), so the default is none.
+	// messages at 100k msg/s), so the default is none. On the lean path too: 2.2 (1 ms) and 2.5
+	// (250 µs) vs 1.5-1.6 s per million, schedule delay p50 0.69 vs 0.40 ms
+	// (docs/lean-producer.md).
 	PacingTick time.Duration
 	// Progress, when set, is called once a second with that second's figures.
 	Progress func(Second)

@@ -31,6 +31,10 @@ type Run struct {
 // NewRun returns a Run recording into h.
 func NewRun(h *Hist) *Run { return &Run{h: h} }
 
+// RunOf returns a Run recording into h as a value, for a caller that records one batch of
+// values and flushes it before returning (it stays on the caller's stack).
+func RunOf(h *Hist) Run { return Run{h: h} }
+
 // Record adds one duration given in nanoseconds, as Hist.Record does. It does not allocate.
 // Inlined: a value in the current run's bucket costs a division, two comparisons and a count
 // (a negative one in the bucket of 0 µs is 0's, as Hist.Record clamps it).
