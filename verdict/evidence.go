@@ -42,9 +42,12 @@ func limiting(b use.Busy) bool {
 
 // firstLimiting is the busiest resource that may be a limit (limiting); false when none has a
 // known capacity.
-func firstLimiting(t *use.Table) (use.Busy, bool) {
+func firstLimiting(t *use.Table) (use.Busy, bool) { return firstBusy(t, limiting) }
+
+// firstBusy is the busiest resource (use.Busiest) that keep accepts; false when none does.
+func firstBusy(t *use.Table, keep func(use.Busy) bool) (use.Busy, bool) {
 	for _, b := range use.Busiest(t, math.MaxInt) {
-		if limiting(b) {
+		if keep(b) {
 			return b, true
 		}
 	}
@@ -59,12 +62,8 @@ func evidenceLine(b use.Busy) string {
 // nearCapacity is the busiest resource of entity (e.g. "broker 1") at least MinBottleneckUtil
 // of its capacity, its heap aside (as busiestBroker); ok is false when none is.
 func nearCapacity(t *use.Table, entity string, c Criteria) (use.Busy, bool) {
-	for _, b := range use.Busiest(t, math.MaxInt) {
-		if b.Entity == entity && limiting(b) && b.Utilisation >= 100*c.MinBottleneckUtil {
-			return b, true
-		}
-	}
-	return use.Busy{}, false
+	b, ok := firstBusy(t, func(b use.Busy) bool { return b.Entity == entity && limiting(b) })
+	return b, ok && b.Utilisation >= 100*c.MinBottleneckUtil
 }
 
 // hasBrokerRows reports whether the table holds any figure from a broker's metrics.

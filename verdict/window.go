@@ -2,7 +2,6 @@ package verdict
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/plimsoll/plimsoll/units"
@@ -55,10 +54,5 @@ func fellShort(in Input, c Criteria) bool {
 // saturation, GC time, is in the same row); ok is false when no broker row has a utilisation
 // (no broker metrics, or no capacities known).
 func busiestBroker(t *use.Table) (use.Busy, bool) {
-	for _, b := range use.Busiest(t, math.MaxInt) {
-		if strings.HasPrefix(b.Entity, "broker ") && b.Resource != "memory" {
-			return b, true
-		}
-	}
-	return use.Busy{}, false
+	return firstBusy(t, func(b use.Busy) bool { return strings.HasPrefix(b.Entity, "broker ") && limiting(b) })
 }
