@@ -134,7 +134,8 @@ func (s *leanSink) send(ctx context.Context, p *producer, next uint64, n int) {
 	for i := range n {
 		r := p.local[len(p.local)-1-i]
 		seq := next + uint64(i)
-		lp := &s.tps[seq%uint64(len(s.tps))]
+		ti := int(seq % uint64(len(s.tps)))
+		lp := &s.tps[ti]
 		rc := r.Context.(*recCtx)
 		tag := produce.Tag{Seq: seq, A: rc.intended, B: rc.sent}
 		part := s.partition(lp, r)
@@ -142,7 +143,7 @@ func (s *leanSink) send(ctx context.Context, p *producer, next uint64, n int) {
 			p.leanDone([]produce.Tag{tag}, errors.New("lean producer: no partition for the record"))
 			continue
 		}
-		s.rec = produce.Record{Topic: int(seq % uint64(len(s.tps))), Partition: int32(part), Timestamp: ts, Key: r.Key, Value: r.Value, Tag: tag}
+		s.rec = produce.Record{Topic: ti, Partition: int32(part), Timestamp: ts, Key: r.Key, Value: r.Value, Tag: tag}
 		info, err := s.pr.Produce(ctx, &s.rec)
 		if info.Waited > 0 {
 			p.fullWaits.Add(1)
@@ -181,15 +182,11 @@ func (p *producer) leanDone(tags []produce.Tag, err error) {
 // (fill), so their ack waits come in runs of one value: hdr.Run counts each run once. Called
 // with p.mu held.
 func (p *producer) leanAcked(tags []produce.Tag, now int64) {
-	start := p.run.measureStart.Load() // what phase() reads, once for the batch
 	waits := [2]hdr.Run{hdr.RunOf(p.ackWait[0]), hdr.RunOf(p.ackWait[1])}
 	var acked [2]int64
 	for i := range tags {
 		t := &tags[i]
-		ph := phaseExcluded
-		if t.A >= start {
-			ph = phaseMeasured
-		}
+		ph := p.run.phase(t.A)
 		p.pub[ph].Record(now - t.A)
 		waits[ph].Record(now - t.B)
 		acked[ph]++
