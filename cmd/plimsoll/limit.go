@@ -380,7 +380,7 @@ func (lf *limitFlags) checkWorkers(spec workload.Spec) error {
 	case lf.workers+lf.localWorkers == 0:
 		return nil
 	case lf.lean:
-		return usageErrf("--lean-producer runs in this process only, not with --workers or --local-workers")
+		return errLeanWithWorkers()
 	}
 	return checkWorkerSpec(spec, max(lf.workers, lf.localWorkers))
 }

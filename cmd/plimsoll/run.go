@@ -104,7 +104,7 @@ func (rf *runFlags) run(cmd *cobra.Command, wf *workloadFlags, tf *targetFlags, 
 		return err
 	}
 	if rf.lean && rf.workerCount() > 0 {
-		return usageErrf("--lean-producer runs in this process only, not with --workers or --local-workers")
+		return errLeanWithWorkers()
 	}
 	if tf.checkOnly() {
 		return nil
@@ -265,4 +265,10 @@ func runErr(err error) error {
 func isTTY(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// errLeanWithWorkers refuses --lean-producer beside workers (run and limit alike): the lean path
+// runs in this process only.
+func errLeanWithWorkers() error {
+	return usageErrf("--lean-producer runs in this process only, not with --workers or --local-workers")
 }
